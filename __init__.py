@@ -1,0 +1,33 @@
+"""fluidc: PaddlePaddle Fluid's static graphs, compiled. `import fluidc as fluid` (1.x) or
+`import fluidc as paddle` (2.x static) and write the programs of the Paddle docs."""
+from . import frontend  # noqa: F401
+from .frontend import initializer, unique_name  # noqa: F401
+from .frontend import layers  # noqa: F401
+from .frontend.dtypes import VarType
+from .frontend.errors import FluidcError
+from .frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
+                                 default_startup_program, program_guard)
+from .frontend.layers.api2 import add, divide, matmul, maximum, mean, minimum, multiply, subtract
+from .frontend.layers.tensor import create_parameter, static_data as data
+from .frontend.param_attr import ParamAttr
+from .passes import backward  # noqa: F401
+from .passes import optimizer  # noqa: F401
+from .passes.strategy import BuildStrategy
+from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
+                      global_scope, scope_guard)
+from . import core, nn, static  # noqa: F401,E402
+
+__version__ = "0.1.0"
+
+
+def enable_static() -> None:
+    """fluidc programs are always static; kept so 2.x scripts run unchanged."""
+
+
+def disable_static() -> None:
+    """Dynamic mode is not part of fluidc."""
+    raise FluidcError("fluidc runs static programs only; dygraph mode is not supported")
+
+
+def in_dynamic_mode() -> bool:
+    return False

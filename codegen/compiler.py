@@ -1,0 +1,80 @@
+"""Compile generated C once and cache the shared library on disk by a hash of source and flags."""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..frontend.errors import CompileError
+
+# -fno-math-errno/-fno-trapping-math let gcc vectorize the math calls; -ffinite-math-only is
+# never used, so NaN and Inf behave as in numpy. Linking is done without any fast-math flag:
+# gcc would otherwise link crtfastmath.o, which flushes denormals for the whole process.
+COMPILE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-fno-math-errno",
+                 "-fno-trapping-math", "-std=c11"]
+LINK_FLAGS = ["-shared", "-fopenmp", "-lm"]
+
+_loaded: dict[str, ctypes.CDLL] = {}
+
+
+def cache_dir() -> Path:
+    """FLUIDC_CACHE_DIR, or fluidc/ under the user's cache directory."""
+    root = os.environ.get("FLUIDC_CACHE_DIR")
+    if root:
+        return Path(root)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "fluidc"
+
+
+def find_compiler() -> str | None:
+    """The system C compiler ($CC, cc, gcc), or None when there is none."""
+    for cand in (os.environ.get("CC"), "cc", "gcc"):
+        if cand and shutil.which(cand):
+            return cand
+    return None
+
+
+def _compiler_id(cc: str) -> str:
+    try:
+        return subprocess.run([cc, "--version"], capture_output=True, text=True,
+                              check=False).stdout.split("\n")[0]
+    except OSError:
+        return cc
+
+
+def load_c(source: str) -> ctypes.CDLL:
+    """The library built from `source`: from this process, from the disk cache, or compiled now."""
+    cc = find_compiler()
+    if cc is None:
+        raise CompileError("no C compiler found (set CC, or install gcc)")
+    key = hashlib.sha256("\0".join([source, cc, _compiler_id(cc)] + COMPILE_FLAGS
+                                   + LINK_FLAGS).encode()).hexdigest()[:32]
+    lib = _loaded.get(key)
+    if lib is not None:
+        return lib
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    so = d / f"k_{key}.so"
+    if not so.exists():
+        _build(cc, source, d, so)
+    lib = ctypes.CDLL(str(so))
+    _loaded[key] = lib
+    return lib
+
+
+def _build(cc: str, source: str, d: Path, so: Path) -> None:
+    with tempfile.TemporaryDirectory(dir=d, prefix="build_") as tmp:
+        src, obj, out = Path(tmp) / "k.c", Path(tmp) / "k.o", Path(tmp) / "k.so"
+        src.write_text(source)
+        for cmd in ([cc, *COMPILE_FLAGS, "-c", str(src), "-o", str(obj)],
+                    [cc, str(obj), "-o", str(out), *LINK_FLAGS]):
+            r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if r.returncode != 0:
+                raise CompileError(f"compiling generated C failed ({' '.join(cmd[:2])} ...):\n"
+                                   f"{r.stderr[-4000:]}")
+        (d / f"{so.stem}.c").write_text(source)
+        os.replace(out, so)  # atomic: other processes see no kernel or a whole one

@@ -1,0 +1,1 @@
+"""The language: programs, vars, ops, layers, initializers."""

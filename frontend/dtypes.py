@@ -1,0 +1,98 @@
+"""Paddle's VarType codes and their numpy, torch and C counterparts."""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from .errors import FluidcError
+
+
+class VarType(enum.IntEnum):
+    """framework.proto's VarType.Type: tensor element types and variable kinds."""
+
+    BOOL = 0
+    INT16 = 1
+    INT32 = 2
+    INT64 = 3
+    FP16 = 4
+    FP32 = 5
+    FP64 = 6
+    LOD_TENSOR = 7
+    SELECTED_ROWS = 8
+    FEED_MINIBATCH = 9
+    FETCH_LIST = 10
+    STEP_SCOPES = 11
+    LOD_RANK_TABLE = 12
+    LOD_TENSOR_ARRAY = 13
+    PLACE_LIST = 14
+    READER = 15
+    RAW = 17
+    TUPLE = 18
+    SIZE_T = 19
+    UINT8 = 20
+    INT8 = 21
+    BF16 = 22
+    COMPLEX64 = 23
+    COMPLEX128 = 24
+
+
+_NUMPY = {
+    VarType.BOOL: np.dtype(np.bool_),
+    VarType.INT8: np.dtype(np.int8),
+    VarType.UINT8: np.dtype(np.uint8),
+    VarType.INT16: np.dtype(np.int16),
+    VarType.INT32: np.dtype(np.int32),
+    VarType.INT64: np.dtype(np.int64),
+    VarType.FP16: np.dtype(np.float16),
+    VarType.FP32: np.dtype(np.float32),
+    VarType.FP64: np.dtype(np.float64),
+    VarType.COMPLEX64: np.dtype(np.complex64),
+    VarType.COMPLEX128: np.dtype(np.complex128),
+}
+_FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
+_NAMES = {
+    "bool": VarType.BOOL, "int8": VarType.INT8, "uint8": VarType.UINT8, "int16": VarType.INT16,
+    "int32": VarType.INT32, "int64": VarType.INT64, "float16": VarType.FP16,
+    "float32": VarType.FP32, "float64": VarType.FP64, "bfloat16": VarType.BF16,
+    "complex64": VarType.COMPLEX64, "complex128": VarType.COMPLEX128,
+}
+
+
+def convert_dtype(dtype) -> VarType:
+    """Any spelling of a dtype (VarType, 'float32', np.float32, np.dtype, torch dtype) -> VarType."""
+    if isinstance(dtype, VarType):
+        return dtype
+    if isinstance(dtype, str):
+        key = dtype.lower()
+        if key == "float":
+            key = "float32"
+        if key in _NAMES:
+            return _NAMES[key]
+        raise FluidcError(f"unknown dtype {dtype!r}; expected one of {sorted(_NAMES)}")
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        return VarType(dtype)
+    if type(dtype).__module__ == "torch":
+        return convert_dtype(str(dtype).replace("torch.", ""))
+    try:
+        return _FROM_NUMPY[np.dtype(dtype)]
+    except (TypeError, KeyError):
+        raise FluidcError(f"unknown dtype {dtype!r}") from None
+
+
+def to_numpy_dtype(dtype) -> np.dtype:
+    """VarType (or any spelling) -> numpy dtype."""
+    vt = convert_dtype(dtype)
+    if vt not in _NUMPY:
+        raise FluidcError(f"dtype {vt.name} has no numpy counterpart")
+    return _NUMPY[vt]
+
+
+def dtype_name(dtype) -> str:
+    """The Paddle spelling ('float32', 'int64', ...) of a dtype."""
+    return to_numpy_dtype(dtype).name if convert_dtype(dtype) != VarType.BF16 else "bfloat16"
+
+
+def is_float(dtype) -> bool:
+    """Whether gradients can flow through values of this dtype."""
+    return convert_dtype(dtype) in (VarType.FP16, VarType.FP32, VarType.FP64, VarType.BF16)

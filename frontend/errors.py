@@ -1,0 +1,33 @@
+"""The one error hierarchy of fluidc: every error names the op, var or file and what was expected."""
+
+
+class FluidcError(Exception):
+    """Base of every error fluidc raises on purpose."""
+
+
+class FeedError(FluidcError, ValueError):
+    """A feed is missing, unknown, or of the wrong dtype, shape or LoD."""
+
+
+class FetchError(FluidcError, ValueError):
+    """A fetch target is unknown to the program."""
+
+
+class OpError(FluidcError, ValueError):
+    """An op was built or run with inputs, outputs or attributes its definition rejects."""
+
+
+class ShapeError(OpError):
+    """Shapes that no op can accept, with the op and the shapes named."""
+
+
+class UninitializedVarError(FluidcError, RuntimeError):
+    """A persistable var was read before anything (the startup program, a load) set it."""
+
+
+class CompileError(FluidcError, RuntimeError):
+    """The system compiler rejected generated source (a fluidc bug: the log is attached)."""
+
+
+class FormatError(FluidcError, ValueError):
+    """A model or checkpoint file does not hold what its format promises."""

@@ -1,0 +1,437 @@
+"""The user-facing language: Program, Block, Variable, Parameter, Operator and the defaults."""
+from __future__ import annotations
+
+import contextlib
+import copy
+import itertools
+from collections import OrderedDict
+from typing import Any, Iterator
+
+from . import unique_name
+from .dtypes import VarType, convert_dtype, dtype_name
+from .errors import FluidcError, OpError
+from .ops import OpDesc, VarInfo, get_op_def
+
+_program_serial = itertools.count()
+
+
+class Variable:
+    """A named tensor slot of a Block: shape (-1 for dims fixed by the feed), dtype, LoD level."""
+
+    def __init__(self, block: "Block", name: str, shape=None, dtype=None, lod_level: int = 0,
+                 persistable: bool = False, stop_gradient: bool = False,
+                 type: VarType = VarType.LOD_TENSOR, need_check_feed: bool = False,
+                 is_data: bool = False, **_: Any) -> None:
+        self.block = block
+        self.name = name
+        self.shape = tuple(int(d) for d in shape) if shape is not None else ()
+        self.dtype = convert_dtype(dtype) if dtype is not None else VarType.FP32
+        self.lod_level = lod_level
+        self.persistable = persistable
+        self.stop_gradient = stop_gradient
+        self.type = type
+        self.need_check_feed = need_check_feed
+        self.is_data = is_data
+
+    @property
+    def program(self) -> "Program":
+        """The program this var belongs to."""
+        return self.block.program
+
+    def info(self) -> VarInfo:
+        """What shape inference sees of this var."""
+        return VarInfo(self.shape, self.dtype, self.lod_level)
+
+    def _desc_line(self) -> str:
+        kind = "persist " if self.persistable else ""
+        if isinstance(self, Parameter):
+            kind += "trainable param " if self.trainable else "param "
+        if self.type != VarType.LOD_TENSOR:
+            return f"{kind}var {self.name} : {self.type.name}"
+        return (f"{kind}var {self.name} : LOD_TENSOR.shape{self.shape}.dtype({dtype_name(self.dtype)})"
+                f".stop_gradient({self.stop_gradient})")
+
+    def __str__(self) -> str:
+        return self._desc_line()
+
+    __repr__ = __str__
+
+    # Operators build elementwise ops, as Paddle's monkey-patched Variable does.
+    def _binary(self, other, op_type: str, reverse: bool = False):
+        from .layers.math_op_patch import binary_op
+        return binary_op(self, other, op_type, reverse)
+
+    def __add__(self, o): return self._binary(o, "elementwise_add")
+    def __radd__(self, o): return self._binary(o, "elementwise_add", True)
+    def __sub__(self, o): return self._binary(o, "elementwise_sub")
+    def __rsub__(self, o): return self._binary(o, "elementwise_sub", True)
+    def __mul__(self, o): return self._binary(o, "elementwise_mul")
+    def __rmul__(self, o): return self._binary(o, "elementwise_mul", True)
+    def __truediv__(self, o): return self._binary(o, "elementwise_div")
+    def __rtruediv__(self, o): return self._binary(o, "elementwise_div", True)
+    def __pow__(self, o): return self._binary(o, "elementwise_pow")
+    def __neg__(self): return self._binary(-1.0, "scale")
+
+    def astype(self, dtype) -> "Variable":
+        """A cast of this var."""
+        from .layers.tensor import cast
+        return cast(self, dtype)
+
+
+class Parameter(Variable):
+    """A persistable, trainable var created by a layer, initialized by the startup program."""
+
+    def __init__(self, block: "Block", name: str, shape, dtype, trainable: bool = True,
+                 optimize_attr: dict | None = None, regularizer=None, initializer=None,
+                 **kwargs: Any) -> None:
+        kwargs.setdefault("persistable", True)
+        super().__init__(block, name, shape, dtype, **kwargs)
+        self.trainable = trainable
+        self.stop_gradient = not trainable
+        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
+        self.regularizer = regularizer
+        self.initializer = initializer
+
+
+class Operator:
+    """An op appended to a Block: its desc, checked against the op's definition."""
+
+    def __init__(self, block: "Block", desc: OpDesc) -> None:
+        self.block = block
+        self.desc = desc
+
+    @property
+    def type(self) -> str:
+        return self.desc.type
+
+    def input(self, slot: str) -> list[str]:
+        """Var names bound to an input slot."""
+        return self.desc.input(slot)
+
+    def output(self, slot: str) -> list[str]:
+        """Var names bound to an output slot."""
+        return self.desc.output(slot)
+
+    def attr(self, name: str) -> Any:
+        """An attribute's value."""
+        return self.desc.attrs[name]
+
+    def has_attr(self, name: str) -> bool:
+        return name in self.desc.attrs
+
+    def _set_attr(self, name: str, value: Any) -> None:
+        self.desc.attrs[name] = value
+        self.block.program._bump()
+
+    @property
+    def attr_names(self) -> list[str]:
+        return sorted(self.desc.attrs)
+
+    @property
+    def input_names(self) -> list[str]:
+        return list(self.desc.inputs)
+
+    @property
+    def output_names(self) -> list[str]:
+        return list(self.desc.outputs)
+
+    @property
+    def input_arg_names(self) -> list[str]:
+        return self.desc.input_arg_names
+
+    @property
+    def output_arg_names(self) -> list[str]:
+        return self.desc.output_arg_names
+
+    def __str__(self) -> str:
+        outs = ", ".join(f"{k}={v}" for k, v in self.desc.outputs.items())
+        ins = ", ".join(f"{k}={v}" for k, v in self.desc.inputs.items())
+        attrs = ", ".join(f"{k} = {_attr_str(v)}" for k, v in sorted(self.desc.attrs.items())
+                          if not k.startswith("op_"))
+        return f"{{{outs}}} = {self.type}(inputs={{{ins}}}{', ' if attrs else ''}{attrs})"
+
+    __repr__ = __str__
+
+
+def _attr_str(v: Any) -> str:
+    return repr(v) if isinstance(v, str) else str(v)
+
+
+def _to_names(v) -> list[str]:
+    if v is None:
+        return []
+    if isinstance(v, (list, tuple)):
+        return [x if isinstance(x, str) else x.name for x in v]
+    return [v if isinstance(v, str) else v.name]
+
+
+class Block:
+    """An ordered list of ops over a name -> Variable table."""
+
+    def __init__(self, program: "Program", idx: int, parent_idx: int = -1) -> None:
+        self.program = program
+        self.idx = idx
+        self.parent_idx = parent_idx
+        self.vars: OrderedDict[str, Variable] = OrderedDict()
+        self.ops: list[Operator] = []
+
+    def var(self, name: str) -> Variable:
+        """The var called `name`, or an error naming it."""
+        v = self._find_var_recursive(name)
+        if v is None:
+            raise FluidcError(f"var '{name}' is not in block {self.idx}")
+        return v
+
+    def has_var(self, name: str) -> bool:
+        return name in self.vars
+
+    def _find_var_recursive(self, name: str) -> Variable | None:
+        block: Block | None = self
+        while block is not None:
+            if name in block.vars:
+                return block.vars[name]
+            block = self.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
+        return None
+
+    def create_var(self, name: str | None = None, **kwargs: Any) -> Variable:
+        """A new var (or the existing one of that name, as Paddle returns it)."""
+        name = name or unique_name.generate("_generated_var")
+        if name in self.vars:
+            return self.vars[name]
+        v = Variable(self, name, **kwargs)
+        self.vars[name] = v
+        self.program._bump()
+        return v
+
+    def create_parameter(self, name: str, shape, dtype, **kwargs: Any) -> Parameter:
+        """A new Parameter in this block."""
+        p = Parameter(self, name, shape, dtype, **kwargs)
+        self.vars[name] = p
+        self.program._bump()
+        return p
+
+    def all_parameters(self) -> list[Parameter]:
+        return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    def _make_op(self, type: str, inputs=None, outputs=None, attrs=None) -> Operator:
+        opdef = get_op_def(type)
+        ins = {k: _to_names(v) for k, v in (inputs or {}).items()}
+        outs = {k: _to_names(v) for k, v in (outputs or {}).items()}
+        ins = {k: v for k, v in ins.items() if v}
+        outs = {k: v for k, v in outs.items() if v}
+        opdef.check_slots(ins, outs)
+        desc = OpDesc(type, ins, outs, opdef.complete_attrs(attrs or {}))
+        desc.attrs.setdefault("op_role", _op_role)
+        for name in desc.input_arg_names:
+            if self._find_var_recursive(name) is None:
+                raise OpError(f"op '{type}' reads var '{name}', which block {self.idx} lacks")
+        self._infer(desc)
+        return Operator(self, desc)
+
+    def _infer(self, desc: OpDesc) -> None:
+        """Give the op's output vars the shapes and dtypes its definition infers."""
+        opdef = get_op_def(desc.type)
+        ins = {k: [self.var(n).info() for n in v] for k, v in desc.inputs.items()}
+        try:
+            outs = opdef.infer(ins, desc.attrs)
+        except FluidcError:
+            raise
+        except Exception as e:  # an infer function tripping over odd input is still an op error
+            raise OpError(f"op '{desc.type}' cannot infer shapes from inputs "
+                          f"{ {k: [i.shape for i in v] for k, v in ins.items()} }: {e}") from e
+        for slot, names in desc.outputs.items():
+            infos = outs.get(slot, [])
+            for i, name in enumerate(names):
+                v = self._find_var_recursive(name)
+                if v is None:
+                    raise OpError(f"op '{desc.type}' writes var '{name}', which block {self.idx} lacks")
+                if i < len(infos) and not v.persistable and not v.is_data:
+                    v.shape, v.dtype = tuple(infos[i].shape), infos[i].dtype
+                    v.lod_level = max(v.lod_level, infos[i].lod_level)
+
+    def append_op(self, type: str, inputs=None, outputs=None, attrs=None, **_: Any) -> Operator:
+        """Append an op after checking its slots and attributes; output shapes are inferred."""
+        op = self._make_op(type, inputs, outputs, attrs)
+        self.ops.append(op)
+        self.program._bump()
+        return op
+
+    def _prepend_op(self, type: str, inputs=None, outputs=None, attrs=None, **_: Any) -> Operator:
+        op = self._make_op(type, inputs, outputs, attrs)
+        self.ops.insert(0, op)
+        self.program._bump()
+        return op
+
+    def _insert_op(self, index: int, type: str, inputs=None, outputs=None, attrs=None) -> Operator:
+        op = self._make_op(type, inputs, outputs, attrs)
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def _remove_op(self, index: int) -> None:
+        del self.ops[index]
+        self.program._bump()
+
+    def _remove_var(self, name: str) -> None:
+        del self.vars[name]
+        self.program._bump()
+
+    def _to_readable_code(self) -> str:
+        lines = [f"{{ // block {self.idx}"]
+        lines += ["    " + v._desc_line() for v in self.vars.values()]
+        lines.append("")
+        lines += ["    " + str(op) for op in self.ops]
+        lines.append("}")
+        return "\n".join(lines)
+
+
+class Program:
+    """A static graph: blocks of vars and ops, built by layers and run by an Executor."""
+
+    def __init__(self) -> None:
+        self.blocks = [Block(self, 0)]
+        self.current_block_idx = 0
+        self.random_seed = 0
+        self._serial = next(_program_serial)
+        self._version = 0
+        self._is_test = False
+
+    def _bump(self) -> None:
+        self._version += 1
+
+    @property
+    def fingerprint(self) -> tuple[int, int]:
+        """Changes whenever the program does: the executor's plan cache key."""
+        return (self._serial, self._version)
+
+    def global_block(self) -> Block:
+        return self.blocks[0]
+
+    def block(self, index: int) -> Block:
+        return self.blocks[index]
+
+    def current_block(self) -> Block:
+        return self.blocks[self.current_block_idx]
+
+    @property
+    def num_blocks(self) -> int:
+        return len(self.blocks)
+
+    def list_vars(self) -> Iterator[Variable]:
+        for b in self.blocks:
+            yield from b.vars.values()
+
+    def all_parameters(self) -> list[Parameter]:
+        return [p for b in self.blocks for p in b.all_parameters()]
+
+    def clone(self, for_test: bool = False) -> "Program":
+        """A copy; for_test drops backward and optimizer ops and sets is_test on the ops that have it."""
+        p = Program()
+        p.random_seed = self.random_seed
+        p.blocks = []
+        for b in self.blocks:
+            nb = Block(p, b.idx, b.parent_idx)
+            for name, v in b.vars.items():
+                nv = copy.copy(v)
+                nv.block = nb
+                nb.vars[name] = nv
+            for op in b.ops:
+                if for_test and _is_training_op(op):
+                    continue
+                desc = op.desc.copy()
+                if for_test and "is_test" in desc.attrs:
+                    desc.attrs["is_test"] = True
+                nb.ops.append(Operator(nb, desc))
+            p.blocks.append(nb)
+        if for_test:
+            p._is_test = True
+            _drop_unused_grad_vars(p.global_block())
+        return p
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def to_string(self, throw_on_error: bool = False, with_details: bool = False) -> str:
+        """The readable listing of every block: vars, then ops."""
+        return "\n".join(b._to_readable_code() for b in self.blocks)
+
+
+def _is_training_op(op: Operator) -> bool:
+    role = op.desc.attrs.get("op_role", 0)
+    # Paddle's OpRole: Backward = 1, Optimize = 2, Loss = 256 (or-ed with Forward = 0).
+    return bool(int(role) & 0x3) or op.type.endswith("_grad")
+
+
+def _drop_unused_grad_vars(block: Block) -> None:
+    used = {n for op in block.ops for n in op.input_arg_names + op.output_arg_names}
+    for name in [n for n, v in block.vars.items() if "@GRAD" in n and n not in used]:
+        del block.vars[name]
+
+
+class OpRole:
+    """Paddle's op roles, recorded on each op so clone(for_test) can drop training ops."""
+
+    Forward = 0
+    Backward = 1
+    Optimize = 2
+    Loss = 256
+    LRSched = 16
+
+
+_main_program = Program()
+_startup_program = Program()
+
+
+def default_main_program() -> Program:
+    """The program layers append to unless a program_guard says otherwise."""
+    return _main_program
+
+
+def default_startup_program() -> Program:
+    """The program that initializes parameters, run once before training."""
+    return _startup_program
+
+
+def switch_main_program(program: Program) -> Program:
+    global _main_program
+    old, _main_program = _main_program, program
+    return old
+
+
+def switch_startup_program(program: Program) -> Program:
+    global _startup_program
+    old, _startup_program = _startup_program, program
+    return old
+
+
+@contextlib.contextmanager
+def program_guard(main_program: Program, startup_program: Program | None = None) -> Iterator[None]:
+    """Layers inside append to main_program, and their initializers to startup_program."""
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard takes a Program, got {type(main_program).__name__}")
+    old_main = switch_main_program(main_program)
+    old_startup = switch_startup_program(startup_program) if startup_program is not None else None
+    try:
+        yield
+    finally:
+        switch_main_program(old_main)
+        if old_startup is not None:
+            switch_startup_program(old_startup)
+
+
+_op_role = OpRole.Forward
+
+
+@contextlib.contextmanager
+def op_role_guard(role: int) -> Iterator[None]:
+    """Ops appended inside are tagged with `role` (backward, optimize)."""
+    global _op_role
+    old, _op_role = _op_role, role
+    try:
+        yield
+    finally:
+        _op_role = old
+
+
+def current_op_role() -> int:
+    return _op_role

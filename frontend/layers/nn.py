@@ -1,0 +1,314 @@
+"""Neural-network layers of fluid.layers: fc, activations, losses, metrics, normalization."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dtypes import VarType
+from ..errors import FluidcError
+from ..framework import Variable
+from ..initializer import Constant
+from ..param_attr import ParamAttr
+from .helper import LayerHelper
+
+
+def _unary(op_type: str, x: Variable, name: str | None = None, **attrs) -> Variable:
+    helper = LayerHelper(op_type, name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+def _binary(op_type: str, x: Variable, y: Variable, axis: int = -1, act: str | None = None,
+            name: str | None = None) -> Variable:
+    helper = LayerHelper(op_type, name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": [x], "Y": [y]}, outputs={"Out": [out]},
+                     attrs={"axis": axis})
+    return helper.append_activation(out, act)
+
+
+def fc(input, size: int, num_flatten_dims: int = 1, param_attr=None, bias_attr=None,
+       act: str | None = None, name: str | None = None) -> Variable:
+    """Fully connected: mul by a [in, size] weight (per input), sum, + bias, activation."""
+    helper = LayerHelper("fc", name=name)
+    inputs = input if isinstance(input, (list, tuple)) else [input]
+    param_attrs = param_attr if isinstance(param_attr, (list, tuple)) else [param_attr] * len(inputs)
+    products = []
+    for x, pattr in zip(inputs, param_attrs):
+        in_dim = int(np.prod(x.shape[num_flatten_dims:]))
+        if in_dim <= 0:
+            raise FluidcError(f"fc '{helper.name}': input '{x.name}' has shape {list(x.shape)}, "
+                              f"whose dims after {num_flatten_dims} must be known")
+        w = helper.create_parameter(ParamAttr.to_attr(pattr), [in_dim, size], x.dtype)
+        tmp = helper.create_variable_for_type_inference(x.dtype)
+        helper.append_op("mul", inputs={"X": [x], "Y": [w]}, outputs={"Out": [tmp]},
+                         attrs={"x_num_col_dims": num_flatten_dims, "y_num_col_dims": 1})
+        products.append(tmp)
+    if len(products) > 1:
+        pre_bias = helper.create_variable_for_type_inference(inputs[0].dtype)
+        helper.append_op("sum", inputs={"X": products}, outputs={"Out": [pre_bias]})
+    else:
+        pre_bias = products[0]
+    pre_act = helper.append_bias_op(pre_bias, bias_attr, size, dim_start=num_flatten_dims)
+    return helper.append_activation(pre_act, act)
+
+
+def elementwise_add(x, y, axis=-1, act=None, name=None):
+    """x + y with Paddle's axis broadcasting."""
+    return _binary("elementwise_add", x, y, axis, act, name)
+
+
+def elementwise_sub(x, y, axis=-1, act=None, name=None):
+    """x - y with Paddle's axis broadcasting."""
+    return _binary("elementwise_sub", x, y, axis, act, name)
+
+
+def elementwise_mul(x, y, axis=-1, act=None, name=None):
+    """x * y with Paddle's axis broadcasting."""
+    return _binary("elementwise_mul", x, y, axis, act, name)
+
+
+def elementwise_div(x, y, axis=-1, act=None, name=None):
+    """x / y with Paddle's axis broadcasting."""
+    return _binary("elementwise_div", x, y, axis, act, name)
+
+
+def elementwise_max(x, y, axis=-1, act=None, name=None):
+    """max(x, y) with Paddle's axis broadcasting."""
+    return _binary("elementwise_max", x, y, axis, act, name)
+
+
+def elementwise_min(x, y, axis=-1, act=None, name=None):
+    """min(x, y) with Paddle's axis broadcasting."""
+    return _binary("elementwise_min", x, y, axis, act, name)
+
+
+def elementwise_pow(x, y, axis=-1, act=None, name=None):
+    """x ** y with Paddle's axis broadcasting."""
+    return _binary("elementwise_pow", x, y, axis, act, name)
+
+
+def relu(x, name=None): return _unary("relu", x, name)  # noqa: E704
+def sigmoid(x, name=None): return _unary("sigmoid", x, name)  # noqa: E704
+def tanh(x, name=None): return _unary("tanh", x, name)  # noqa: E704
+def exp(x, name=None): return _unary("exp", x, name)  # noqa: E704
+def log(x, name=None): return _unary("log", x, name)  # noqa: E704
+def sqrt(x, name=None): return _unary("sqrt", x, name)  # noqa: E704
+def rsqrt(x, name=None): return _unary("rsqrt", x, name)  # noqa: E704
+def square(x, name=None): return _unary("square", x, name)  # noqa: E704
+def abs(x, name=None): return _unary("abs", x, name)  # noqa: E704,A001
+
+
+def leaky_relu(x, alpha: float = 0.02, name=None):
+    """max(x, alpha * x)."""
+    return _unary("leaky_relu", x, name, alpha=alpha)
+
+
+def gelu(x, approximate: bool = False, name=None):
+    """Gaussian error linear unit (erf, or tanh when approximate)."""
+    return _unary("gelu", x, name, approximate=approximate)
+
+
+def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True, act=None,
+          name=None):
+    """scale * x + bias (or scale * (x + bias))."""
+    helper = LayerHelper("scale", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("scale", inputs={"X": [x]}, outputs={"Out": [out]},
+                     attrs={"scale": float(scale), "bias": float(bias),
+                            "bias_after_scale": bias_after_scale})
+    return helper.append_activation(out, act)
+
+
+def softmax(input, use_cudnn: bool = False, name=None, axis: int = -1):
+    """exp(x) / sum(exp(x)) along axis."""
+    return _unary("softmax", input, name, axis=axis)
+
+
+def mean(x, name=None):
+    """The mean of every element, shape [1]."""
+    return _unary("mean", x, name)
+
+
+def _reduce(op_type: str, input, dim, keep_dim: bool, name) -> Variable:
+    helper = LayerHelper(op_type, name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    reduce_all = dim is None or dim == [] or (isinstance(dim, (list, tuple)) and
+                                             len(dim) == len(input.shape))
+    dims = [0] if dim is None else (list(dim) if isinstance(dim, (list, tuple)) else [dim])
+    helper.append_op(op_type, inputs={"X": [input]}, outputs={"Out": [out]},
+                     attrs={"dim": dims, "keep_dim": keep_dim, "reduce_all": reduce_all})
+    return out
+
+
+def reduce_sum(input, dim=None, keep_dim=False, name=None):
+    """Sum over dims (all when None)."""
+    return _reduce("reduce_sum", input, dim, keep_dim, name)
+
+
+def reduce_mean(input, dim=None, keep_dim=False, name=None):
+    """Mean over dims (all when None)."""
+    return _reduce("reduce_mean", input, dim, keep_dim, name)
+
+
+def reduce_max(input, dim=None, keep_dim=False, name=None):
+    """Max over dims (all when None)."""
+    return _reduce("reduce_max", input, dim, keep_dim, name)
+
+
+def reduce_min(input, dim=None, keep_dim=False, name=None):
+    """Min over dims (all when None)."""
+    return _reduce("reduce_min", input, dim, keep_dim, name)
+
+
+def square_error_cost(input, label):
+    """(input - label)^2, elementwise."""
+    helper = LayerHelper("square_error_cost")
+    minus = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("elementwise_sub", inputs={"X": [input], "Y": [label]},
+                     outputs={"Out": [minus]})
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("square", inputs={"X": [minus]}, outputs={"Out": [out]})
+    return out
+
+
+def cross_entropy(input, label, soft_label: bool = False, ignore_index: int = -100):
+    """-log(input[label]) per row (or -sum(label * log(input)) with soft labels)."""
+    helper = LayerHelper("cross_entropy")
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("cross_entropy", inputs={"X": [input], "Label": [label]},
+                     outputs={"Y": [out]},
+                     attrs={"soft_label": soft_label, "ignore_index": ignore_index})
+    return out
+
+
+def softmax_with_cross_entropy(logits, label, soft_label: bool = False, ignore_index: int = -100,
+                               numeric_stable_mode: bool = True, return_softmax: bool = False,
+                               axis: int = -1):
+    """cross_entropy(softmax(logits), label) in one op; the softmax too when asked."""
+    helper = LayerHelper("softmax_with_cross_entropy")
+    sm = helper.create_variable_for_type_inference(logits.dtype)
+    loss = helper.create_variable_for_type_inference(logits.dtype)
+    helper.append_op("softmax_with_cross_entropy", inputs={"Logits": [logits], "Label": [label]},
+                     outputs={"Softmax": [sm], "Loss": [loss]},
+                     attrs={"soft_label": soft_label, "ignore_index": ignore_index,
+                            "numeric_stable_mode": numeric_stable_mode, "axis": axis})
+    return (loss, sm) if return_softmax else loss
+
+
+def topk(input, k: int, name=None):
+    """The k largest values of each row and their indices."""
+    helper = LayerHelper("top_k", name=name)
+    values = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
+    indices = helper.create_variable_for_type_inference(VarType.INT64, stop_gradient=True)
+    helper.append_op("top_k", inputs={"X": [input]},
+                     outputs={"Out": [values], "Indices": [indices]}, attrs={"k": k})
+    return values, indices
+
+
+def accuracy(input, label, k: int = 1, correct=None, total=None):
+    """The fraction of rows whose label is among the top k predictions."""
+    helper = LayerHelper("accuracy")
+    values, indices = topk(input, k)
+    acc = helper.create_variable_for_type_inference(VarType.FP32, stop_gradient=True)
+    correct = correct or helper.create_variable_for_type_inference(VarType.INT32, stop_gradient=True)
+    total = total or helper.create_variable_for_type_inference(VarType.INT32, stop_gradient=True)
+    helper.append_op("accuracy", inputs={"Out": [values], "Indices": [indices], "Label": [label]},
+                     outputs={"Accuracy": [acc], "Correct": [correct], "Total": [total]})
+    return acc
+
+
+def reshape(x, shape, actual_shape=None, act=None, inplace: bool = False, name=None):
+    """x with a new shape (0 copies a dim, -1 is inferred)."""
+    helper = LayerHelper("reshape2", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    helper.append_op("reshape2", inputs={"X": [x]}, outputs={"Out": [out], "XShape": [xshape]},
+                     attrs={"shape": [int(d) for d in shape]})
+    return helper.append_activation(out, act)
+
+
+def transpose(x, perm, name=None):
+    """x with its dims permuted."""
+    helper = LayerHelper("transpose2", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    helper.append_op("transpose2", inputs={"X": [x]}, outputs={"Out": [out], "XShape": [xshape]},
+                     attrs={"axis": [int(d) for d in perm]})
+    return out
+
+
+def dropout(x, dropout_prob: float, is_test: bool = False, seed=None, name=None,
+            dropout_implementation: str = "downgrade_in_infer"):
+    """Zero elements with probability dropout_prob while training."""
+    helper = LayerHelper("dropout", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    mask = helper.create_variable_for_type_inference(VarType.UINT8, stop_gradient=True)
+    seed = seed if seed is not None else helper.main_program.random_seed
+    helper.append_op("dropout", inputs={"X": [x]}, outputs={"Out": [out], "Mask": [mask]},
+                     attrs={"dropout_prob": float(dropout_prob), "is_test": is_test,
+                            "fix_seed": bool(seed), "seed": int(seed or 0),
+                            "dropout_implementation": dropout_implementation})
+    return out
+
+
+def batch_norm(input, act=None, is_test: bool = False, momentum: float = 0.9,
+               epsilon: float = 1e-5, param_attr=None, bias_attr=None, data_layout: str = "NCHW",
+               name=None, moving_mean_name=None, moving_variance_name=None,
+               use_global_stats: bool = False):
+    """Normalize over the batch (and spatial dims) per channel, with running statistics."""
+    helper = LayerHelper("batch_norm", name=name)
+    c = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
+    dtype = input.dtype
+    scale = helper.create_parameter(ParamAttr.to_attr(param_attr), [c], dtype,
+                                    default_initializer=Constant(1.0))
+    bias = helper.create_parameter(ParamAttr.to_attr(bias_attr), [c], dtype, is_bias=True)
+    stats = []
+    for stat_name, value in ((moving_mean_name, 0.0), (moving_variance_name, 1.0)):
+        attr = ParamAttr(name=stat_name, initializer=Constant(value), trainable=False)
+        stats.append(helper.create_parameter(attr, [c], dtype))
+    mean_var, var_var = stats
+    saved_mean = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    saved_var = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    out = helper.create_variable_for_type_inference(dtype)
+    helper.append_op("batch_norm",
+                     inputs={"X": [input], "Scale": [scale], "Bias": [bias], "Mean": [mean_var],
+                             "Variance": [var_var]},
+                     outputs={"Y": [out], "MeanOut": [mean_var], "VarianceOut": [var_var],
+                              "SavedMean": [saved_mean], "SavedVariance": [saved_var]},
+                     attrs={"momentum": momentum, "epsilon": epsilon, "is_test": is_test,
+                            "data_layout": data_layout, "use_global_stats": use_global_stats})
+    return helper.append_activation(out, act)
+
+
+def embedding(input, size, is_sparse: bool = False, is_distributed: bool = False,
+              padding_idx=None, param_attr=None, dtype="float32"):
+    """Rows of a [vocab, dim] table looked up by ids (lookup_table: ids end in a dim of 1)."""
+    helper = LayerHelper("embedding")
+    w = helper.create_parameter(ParamAttr.to_attr(param_attr), list(size), dtype,
+                                )
+    out = helper.create_variable_for_type_inference(w.dtype)
+    pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
+    helper.append_op("lookup_table", inputs={"Ids": [input], "W": [w]}, outputs={"Out": [out]},
+                     attrs={"is_sparse": is_sparse, "padding_idx": pad})
+    return out
+
+
+def mul(x, y, x_num_col_dims: int = 1, y_num_col_dims: int = 1, name=None):
+    """x flattened to 2-D at x_num_col_dims times y flattened at y_num_col_dims."""
+    helper = LayerHelper("mul", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("mul", inputs={"X": [x], "Y": [y]}, outputs={"Out": [out]},
+                     attrs={"x_num_col_dims": x_num_col_dims, "y_num_col_dims": y_num_col_dims})
+    return out
+
+
+def matmul(x, y, transpose_x: bool = False, transpose_y: bool = False, alpha: float = 1.0,
+           name=None):
+    """Batched matrix product with optional transposes and scale."""
+    helper = LayerHelper("matmul", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("matmul", inputs={"X": [x], "Y": [y]}, outputs={"Out": [out]},
+                     attrs={"transpose_X": transpose_x, "transpose_Y": transpose_y,
+                            "alpha": float(alpha)})
+    return out

@@ -1,0 +1,134 @@
+"""Tensor-making layers: data, fill_constant/ones/zeros, cast, assign, concat, parameters."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import unique_name
+from ..dtypes import VarType, convert_dtype
+from ..framework import Variable, default_main_program, default_startup_program
+from ..initializer import Constant
+from .helper import LayerHelper
+
+
+def data(name: str, shape, dtype="float32", lod_level: int = 0, append_batch_size: bool = True,
+         stop_gradient: bool = True, type=VarType.LOD_TENSOR) -> Variable:
+    """Fluid 1.x data var: a batch dim is prepended unless shape already has -1; feeds are lax."""
+    shape = [int(d) for d in shape]
+    if append_batch_size and -1 not in shape:
+        shape = [-1] + shape
+    return default_main_program().global_block().create_var(
+        name=name, shape=shape, dtype=dtype, lod_level=lod_level, stop_gradient=stop_gradient,
+        is_data=True, need_check_feed=False)
+
+
+def static_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
+    """fluid.data / paddle.static.data: the shape as declared (None = -1), feeds checked against it."""
+    shape = [-1 if d is None else int(d) for d in shape]
+    return default_main_program().global_block().create_var(
+        name=name, shape=shape, dtype=dtype or "float32", lod_level=lod_level, stop_gradient=True,
+        is_data=True, need_check_feed=True)
+
+
+def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | None = None,
+                  name: str | None = None) -> Variable:
+    """A tensor of `shape` filled with `value`."""
+    helper = LayerHelper("fill_constant", name=name)
+    dtype = convert_dtype(dtype)
+    out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op("fill_constant", outputs={"Out": [out]},
+                     attrs={"shape": [int(d) for d in shape], "dtype": int(dtype),
+                            "value": float(value)})
+    out.stop_gradient = True
+    return out
+
+
+def ones(shape, dtype="float32", force_cpu: bool = False, name: str | None = None) -> Variable:
+    """fill_constant with 1."""
+    return fill_constant(shape, dtype, 1.0, name=name)
+
+
+def zeros(shape, dtype="float32", force_cpu: bool = False, name: str | None = None) -> Variable:
+    """fill_constant with 0."""
+    return fill_constant(shape, dtype, 0.0, name=name)
+
+
+def cast(x: Variable, dtype) -> Variable:
+    """x converted to `dtype`."""
+    helper = LayerHelper("cast")
+    dtype = convert_dtype(dtype)
+    out = helper.create_variable_for_type_inference(dtype)
+    helper.append_op("cast", inputs={"X": [x]}, outputs={"Out": [out]},
+                     attrs={"in_dtype": int(x.dtype), "out_dtype": int(dtype)})
+    return out
+
+
+def assign(input, output: Variable | None = None) -> Variable:
+    """A copy of a var, or a constant var holding a numpy array."""
+    helper = LayerHelper("assign")
+    if isinstance(input, Variable):
+        output = output or helper.create_variable_for_type_inference(input.dtype)
+        helper.append_op("assign", inputs={"X": [input]}, outputs={"Out": [output]})
+        return output
+    arr = np.asarray(input)
+    dtype = convert_dtype(arr.dtype)
+    output = output or helper.create_variable_for_type_inference(dtype)
+    key = "fp32_values" if arr.dtype.kind == "f" else "int32_values" if arr.dtype == np.int32 else \
+        "int64_values" if arr.dtype.kind in "iu" else "bool_values"
+    helper.append_op("assign_value", outputs={"Out": [output]},
+                     attrs={"shape": list(arr.shape), "dtype": int(dtype),
+                            key: [v.item() for v in arr.reshape(-1)]})
+    return output
+
+
+def concat(input, axis: int = 0, name: str | None = None) -> Variable:
+    """The vars joined along `axis`."""
+    helper = LayerHelper("concat", name=name)
+    out = helper.create_variable_for_type_inference(input[0].dtype)
+    helper.append_op("concat", inputs={"X": list(input)}, outputs={"Out": [out]},
+                     attrs={"axis": axis})
+    return out
+
+
+def create_parameter(shape, dtype, name: str | None = None, attr=None, is_bias: bool = False,
+                     default_initializer=None) -> Variable:
+    """A free-standing parameter (fluid.layers.create_parameter / paddle.create_parameter)."""
+    from ..param_attr import ParamAttr
+    helper = LayerHelper("create_parameter")
+    attr = ParamAttr.to_attr(attr)
+    if name is not None:
+        attr.name = name
+    return helper.create_parameter(attr, shape, dtype, is_bias, default_initializer)
+
+
+def create_global_var(shape, value, dtype, persistable: bool = False, force_cpu: bool = False,
+                      name: str | None = None) -> Variable:
+    """A var in the global block set to `value` by the startup program."""
+    name = name or unique_name.generate("global_var")
+    var = default_main_program().global_block().create_var(
+        name=name, shape=shape, dtype=dtype, persistable=persistable, stop_gradient=True)
+    startup = default_startup_program().global_block()
+    sv = startup.create_var(name=name, shape=shape, dtype=dtype, persistable=persistable)
+    Constant(float(value))(sv, startup)
+    return var
+
+
+def _random(op_type: str, shape, dtype, seed: int, **attrs) -> Variable:
+    helper = LayerHelper(op_type)
+    dtype = convert_dtype(dtype)
+    out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op(op_type, outputs={"Out": [out]},
+                     attrs={"shape": [int(d) for d in shape], "dtype": int(dtype),
+                            "seed": seed or default_main_program().random_seed, **attrs})
+    return out
+
+
+def uniform_random(shape, dtype="float32", min: float = -1.0, max: float = 1.0,
+                   seed: int = 0, name: str | None = None) -> Variable:
+    """A tensor drawn from U(min, max)."""
+    return _random("uniform_random", shape, dtype, seed, min=float(min), max=float(max))
+
+
+def gaussian_random(shape, mean: float = 0.0, std: float = 1.0, seed: int = 0,
+                    dtype="float32", name: str | None = None) -> Variable:
+    """A tensor drawn from N(mean, std^2)."""
+    return _random("gaussian_random", shape, dtype, seed, mean=float(mean), std=float(std))

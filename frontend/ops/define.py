@@ -1,0 +1,162 @@
+"""Helpers that turn one expression into a complete op definition (infer, reference, grad)."""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from ..dtypes import to_numpy_dtype, convert_dtype
+from ..errors import ShapeError
+from .handler import numpy_handler
+from .registry import EMPTY_VAR, OpDef, OpDesc, VarInfo, grad_name, register, slots
+
+Shape = tuple[int, ...]
+
+
+def broadcast_shape(a: Shape, b: Shape, op: str = "?") -> Shape:
+    """numpy broadcasting of two shapes, with -1 for dims unknown until a feed arrives."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        elif x == -1 or y == -1:
+            out.append(max(x, y))
+        else:
+            raise ShapeError(f"op '{op}': shapes {list(a)} and {list(b)} do not broadcast")
+    return tuple(out)
+
+
+def align_to(shape: Shape, rank: int, axis: int = -1) -> Shape:
+    """Paddle's elementwise axis: place `shape` at `axis` of a rank-`rank` shape (-1: trailing)."""
+    shape = tuple(shape)
+    # Paddle drops trailing 1s of Y when matching at an explicit axis.
+    if axis == -1 or axis is None:
+        axis = rank - len(shape)
+    while len(shape) > 1 and axis + len(shape) > rank and shape[-1] == 1:
+        shape = shape[:-1]
+    if axis < 0 or axis + len(shape) > rank:
+        raise ShapeError(f"shape {list(shape)} does not fit rank {rank} at axis {axis}")
+    return (1,) * axis + shape + (1,) * (rank - axis - len(shape))
+
+
+def numpy_broadcast(attrs: dict, shapes: dict[str, Shape], out_rank: int) -> dict[str, Shape]:
+    """Default input alignment: numpy's, trailing dims matched."""
+    return {k: (1,) * (out_rank - len(s)) + tuple(s) for k, s in shapes.items()}
+
+
+def elementwise_broadcast(attrs: dict, shapes: dict[str, Shape], out_rank: int) -> dict[str, Shape]:
+    """elementwise_* alignment: the smaller operand sits at `axis` of the larger."""
+    x, y = shapes["X"], shapes["Y"]
+    axis = attrs.get("axis", -1)
+    if len(x) >= len(y):
+        return {"X": align_to(x, out_rank), "Y": align_to(y, out_rank, axis)}
+    return {"X": align_to(x, out_rank, axis), "Y": align_to(y, out_rank)}
+
+
+def _first(infos: dict[str, list[VarInfo]], slot_names) -> VarInfo:
+    for s in slot_names:
+        if infos.get(s):
+            return infos[s][0]
+    raise ShapeError("op has no inputs to infer from")
+
+
+def aligned_shapes(opdef: OpDef, attrs: dict, shapes: dict[str, list[Shape]],
+                   rank: int) -> dict[str, list[Shape]]:
+    """Each input var's shape aligned (padded with 1s) to the rank-`rank` iteration space."""
+    first = opdef.broadcast(attrs, {k: v[0] for k, v in shapes.items()}, rank)
+    out = {}
+    for k, v in shapes.items():
+        # Every var of a duplicable slot aligns like its first one.
+        out[k] = [first[k]] + [(1,) * (rank - len(s)) + tuple(s) for s in v[1:]]
+    return out
+
+
+def _in_values(opdef: OpDef, values: dict[str, list]) -> dict[str, Any]:
+    """What an expr receives: one value per slot, or the list of them for duplicable slots."""
+    dup = {s.name for s in opdef.inputs if s.duplicable}
+    return {k: (v if k in dup else v[0]) for k, v in values.items() if v}
+
+
+def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = None,
+              grad: Callable | None = None, broadcast: Callable = numpy_broadcast,
+              out_dtype: Callable | None = None) -> OpDef:
+    """Register a pointwise op: `expr(ops, ins, attrs)` returns {output slot: value}.
+
+    Every output has the broadcast shape of the (aligned) inputs; its dtype is the first input's
+    unless out_dtype(attrs, in_dtype) says otherwise.
+    """
+    in_slots, out_slots = slots(*inputs), slots(*outputs)
+    opdef = OpDef(type, in_slots, out_slots, attrs or {}, None, "pointwise", grad=grad, expr=expr,
+                  broadcast=broadcast)
+
+    def infer(ins: dict[str, list[VarInfo]], a: dict) -> dict[str, list[VarInfo]]:
+        shapes = {s.name: [v.shape for v in ins[s.name]] for s in in_slots if ins.get(s.name)}
+        rank = max((len(x) for v in shapes.values() for x in v), default=0)
+        shape: Shape = ()
+        for v in aligned_shapes(opdef, a, shapes, rank).values():
+            for x in v:
+                shape = broadcast_shape(shape, x, type)
+        first = _first(ins, [s.name for s in in_slots])
+        dtype = convert_dtype(out_dtype(a, first.dtype)) if out_dtype else first.dtype
+        return {s.name: [VarInfo(shape, dtype, first.lod_level)] for s in out_slots}
+
+    def reference(ins: dict[str, list[np.ndarray]], a: dict) -> dict[str, list[np.ndarray]]:
+        arrays = {k: [np.asarray(x) for x in v] for k, v in ins.items() if v}
+        rank = max((x.ndim for v in arrays.values() for x in v), default=0)
+        aligned = aligned_shapes(opdef, a, {k: [x.shape for x in v] for k, v in arrays.items()}, rank)
+        vals = {k: [x.reshape(s) for x, s in zip(v, aligned[k])] for k, v in arrays.items()}
+        out = expr(numpy_handler, _in_values(opdef, vals), a)
+        shape = np.broadcast_shapes(*[x.shape for v in vals.values() for x in v])
+        first = next(iter(arrays.values()))[0]
+        dtype = to_numpy_dtype(out_dtype(a, first.dtype)) if out_dtype else first.dtype
+        return {k: [np.ascontiguousarray(np.broadcast_to(np.asarray(v), shape)).astype(dtype, copy=False)]
+                for k, v in out.items()}
+
+    opdef.infer, opdef.reference = infer, reference
+    return register(opdef)
+
+
+def unary(type: str, fwd: Callable, bwd: Callable | None, uses: str = "X",
+          attrs: dict | None = None) -> None:
+    """An activation-like op X -> Out and its `<type>_grad` (inputs `uses` and Out@GRAD).
+
+    fwd(ops, x, attrs) -> out; bwd(ops, v, dout, attrs) -> dx where v is X or Out per `uses`.
+    """
+    pointwise(type, ["X"], ["Out"], lambda ops, i, a: {"Out": fwd(ops, i["X"], a)}, attrs,
+              grad=None if bwd is None else lambda op: [OpDesc(
+                  type + "_grad",
+                  {uses: op.input(uses) if uses == "X" else op.output("Out"),
+                   "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                  {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))])
+    if bwd is not None:
+        pointwise(type + "_grad", [uses, "Out@GRAD"], ["X@GRAD"],
+                  lambda ops, i, a: {"X@GRAD": bwd(ops, i[uses], i["Out@GRAD"], a)}, attrs)
+
+
+def same_as(src: str, *dsts: str, dtype=None) -> Callable:
+    """An infer function: each dst slot gets the shape (and dtype) of the first var of src."""
+    def infer(ins: dict[str, list[VarInfo]], a: dict) -> dict[str, list[VarInfo]]:
+        v = ins[src][0]
+        return {d: [VarInfo(v.shape, convert_dtype(dtype) if dtype is not None else v.dtype,
+                            v.lod_level)] for d in dsts}
+    return infer
+
+
+def grad_like(op: OpDesc, *slots_: str) -> dict[str, list[str]]:
+    """{slot@GRAD: [name@GRAD, ...]} for the named input slots of a forward op."""
+    return {s + "@GRAD": [grad_name(n) for n in op.input(s)] for s in slots_ if op.input(s)}
+
+
+def present(names: list[str]) -> bool:
+    """Whether a slot is bound to a real var (backward marks dropped grads EMPTY_VAR)."""
+    return bool(names) and names[0] != EMPTY_VAR
+
+
+def as_shape(v: Any) -> Shape:
+    """An attribute or array shape as a tuple of ints."""
+    return tuple(int(d) for d in v)

@@ -1,0 +1,236 @@
+"""Elementwise binary ops, scale, cast, sum and the activations."""
+from __future__ import annotations
+
+import math
+
+from .define import (elementwise_broadcast, grad_like, pointwise, present, same_as, unary)
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+
+EW_ATTRS = {"axis": -1, "x_data_format": "", "y_data_format": "", "Scale_x": 1.0, "Scale_y": 1.0,
+            "Scale_out": 1.0}
+
+# op -> (forward, d/dX, d/dY); partials take (ops, x, y, out, dout).
+_ELEMENTWISE = {
+    "add": (lambda o, x, y: o.add(x, y),
+            lambda o, x, y, out, d: d,
+            lambda o, x, y, out, d: d),
+    "sub": (lambda o, x, y: o.sub(x, y),
+            lambda o, x, y, out, d: d,
+            lambda o, x, y, out, d: o.neg(d)),
+    "mul": (lambda o, x, y: o.mul(x, y),
+            lambda o, x, y, out, d: o.mul(d, y),
+            lambda o, x, y, out, d: o.mul(d, x)),
+    "div": (lambda o, x, y: o.truediv(x, y),
+            lambda o, x, y, out, d: o.truediv(d, y),
+            lambda o, x, y, out, d: o.neg(o.truediv(o.mul(d, out), y))),
+    "max": (lambda o, x, y: o.maximum(x, y),
+            lambda o, x, y, out, d: o.where(o.gt(x, y), d, o.constant(0, d.dtype)),
+            lambda o, x, y, out, d: o.where(o.gt(x, y), o.constant(0, d.dtype), d)),
+    "min": (lambda o, x, y: o.minimum(x, y),
+            lambda o, x, y, out, d: o.where(o.lt(x, y), d, o.constant(0, d.dtype)),
+            lambda o, x, y, out, d: o.where(o.lt(x, y), o.constant(0, d.dtype), d)),
+    "pow": (lambda o, x, y: o.pow(x, y),
+            lambda o, x, y, out, d: o.mul(d, o.mul(y, o.pow(x, o.sub(y, o.constant(1, y.dtype))))),
+            lambda o, x, y, out, d: o.mul(d, o.mul(out, o.log(x)))),
+    "floordiv": (lambda o, x, y: o.floordiv(x, y), None, None),
+    "mod": (lambda o, x, y: o.mod(x, y), None, None),
+}
+
+
+def _elementwise_grad_lowering(kind: str):
+    """elementwise_<kind>_grad -> a partial per needed side, summed back to that side's shape."""
+    def lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+        out_shape = infos[op.input("Out@GRAD")[0]].shape
+        ops = []
+        for side in ("X", "Y"):
+            target = op.output(side + "@GRAD")
+            if not present(target):
+                continue
+            inputs = {"X": op.input("X"), "Y": op.input("Y"), "Out@GRAD": op.input("Out@GRAD")}
+            if op.input("Out"):
+                inputs["Out"] = op.input("Out")
+            side_shape = infos[op.input(side)[0]].shape
+            if tuple(side_shape) == tuple(out_shape):
+                ops.append(OpDesc(f"elementwise_{kind}_grad_{side.lower()}", inputs,
+                                  {"Out": target}, {"axis": op.attrs["axis"]}))
+                continue
+            full = new_var(VarInfo(out_shape, infos[target[0]].dtype))
+            ops.append(OpDesc(f"elementwise_{kind}_grad_{side.lower()}", inputs, {"Out": [full]},
+                              {"axis": op.attrs["axis"]}))
+            ops += sum_to_shape(full, out_shape, side_shape, target[0], op.attrs["axis"], new_var,
+                                infos[target[0]].dtype)
+        return ops
+    return lower
+
+
+def sum_to_shape(src: str, src_shape, dst_shape, dst: str, axis: int, new_var, dtype) -> list[OpDesc]:
+    """Ops that sum `src` over the dims broadcasting added to reach `dst_shape`, into `dst`."""
+    from .define import align_to
+    aligned = align_to(tuple(dst_shape), len(src_shape), axis)
+    dims = [i for i, (a, b) in enumerate(zip(aligned, src_shape)) if a == 1 and b != 1]
+    if not dims:
+        return [OpDesc("reshape2", {"X": [src]}, {"Out": [dst]}, {"shape": list(dst_shape)})]
+    kept = new_var(VarInfo(tuple(1 if i in dims else d for i, d in enumerate(src_shape)), dtype))
+    return [OpDesc("reduce_sum", {"X": [src]}, {"Out": [kept]}, {"dim": dims, "keep_dim": True}),
+            OpDesc("reshape2", {"X": [kept]}, {"Out": [dst]}, {"shape": list(dst_shape)})]
+
+
+def _register_elementwise(kind: str, fwd, dx, dy) -> None:
+    name = f"elementwise_{kind}"
+    uses_out = kind == "div"
+    has_grad = dx is not None
+
+    def grad(op: OpDesc) -> list[OpDesc]:
+        ins = {"X": op.input("X"), "Y": op.input("Y"), "Out@GRAD": [grad_name(op.output("Out")[0])]}
+        if uses_out:
+            ins["Out"] = op.output("Out")
+        return [OpDesc(name + "_grad", ins, grad_like(op, "X", "Y"), dict(op.attrs))]
+
+    pointwise(name, ["X", "Y"], ["Out"], lambda o, i, a: {"Out": fwd(o, i["X"], i["Y"])},
+              EW_ATTRS, grad=grad if has_grad else None, broadcast=elementwise_broadcast)
+    if not has_grad:
+        return
+    grad_ins = ["X", "Y", "Out@GRAD"] + (["Out"] if uses_out else [])
+    for side, fn in (("x", dx), ("y", dy)):
+        pointwise(f"{name}_grad_{side}", grad_ins, ["Out"],
+                  lambda o, i, a, fn=fn: {"Out": fn(o, i["X"], i["Y"], i.get("Out"), i["Out@GRAD"])},
+                  {"axis": -1}, broadcast=_grad_broadcast)
+
+    def infer(ins, a):
+        return {s + "@GRAD": [ins[s][0]] for s in ("X", "Y")}
+
+    register(OpDef(name + "_grad", slots(*[s + ("?" if s == "Out" else "") for s in grad_ins]),
+                   slots("X@GRAD?", "Y@GRAD?"), EW_ATTRS, infer, "composite",
+                   lower=_elementwise_grad_lowering(kind)))
+
+
+def _grad_broadcast(attrs, shapes, rank):
+    # X and Y align as in the forward op; Out and Out@GRAD have the full (output) shape.
+    out = elementwise_broadcast(attrs, {"X": shapes["X"], "Y": shapes["Y"]}, rank)
+    out.update({k: v for k, v in shapes.items() if k not in ("X", "Y")})
+    return out
+
+
+for _kind, (_f, _dx, _dy) in _ELEMENTWISE.items():
+    _register_elementwise(_kind, _f, _dx, _dy)
+
+
+# scale: Out = scale * X + bias (or scale * (X + bias)); ScaleTensor overrides `scale`.
+def _scale(o, i, a):
+    x = i["X"]
+    s = i["ScaleTensor"] if "ScaleTensor" in i else o.constant(a["scale"], x.dtype)
+    b = o.constant(a["bias"], x.dtype)
+    return {"Out": o.add(o.mul(x, s), b) if a["bias_after_scale"] else o.mul(o.add(x, b), s)}
+
+
+def _scale_grad(op: OpDesc) -> list[OpDesc]:
+    ins = {"X": [grad_name(op.output("Out")[0])]}
+    if op.input("ScaleTensor"):
+        ins["ScaleTensor"] = op.input("ScaleTensor")
+    return [OpDesc("scale", ins, {"Out": [grad_name(op.input("X")[0])]},
+                   {"scale": op.attrs["scale"], "bias": 0.0, "bias_after_scale": True})]
+
+
+pointwise("scale", ["X", "ScaleTensor?"], ["Out"], _scale,
+          {"scale": 1.0, "bias": 0.0, "bias_after_scale": True}, grad=_scale_grad)
+
+
+def _cast_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("cast", {"X": [grad_name(op.output("Out")[0])]},
+                   {"Out": [grad_name(op.input("X")[0])]},
+                   {"in_dtype": op.attrs["out_dtype"], "out_dtype": op.attrs["in_dtype"]})]
+
+
+pointwise("cast", ["X"], ["Out"], lambda o, i, a: {"Out": o.cast(i["X"], _np(a["out_dtype"]))},
+          {"in_dtype": 5, "out_dtype": 5}, grad=_cast_grad,
+          out_dtype=lambda a, d: a["out_dtype"])
+
+
+def _np(code):
+    from ..dtypes import to_numpy_dtype
+    return to_numpy_dtype(code)
+
+
+def _sum_expr(o, i, a):
+    xs = i["X"]
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = o.add(acc, x)
+    return {"Out": acc}
+
+
+def _sum_grad(op: OpDesc) -> list[OpDesc]:
+    d = grad_name(op.output("Out")[0])
+    return [OpDesc("scale", {"X": [d]}, {"Out": [grad_name(x)]}, {"scale": 1.0})
+            for x in op.input("X")]
+
+
+pointwise("sum", ["X*"], ["Out"], _sum_expr, {"use_mkldnn": False}, grad=_sum_grad)
+
+
+def _zero(o, like):
+    return o.constant(0, like.dtype)
+
+
+def _one(o, like):
+    return o.constant(1, like.dtype)
+
+
+def _c(o, v, like):
+    return o.constant(v, like.dtype)
+
+
+def _sigmoid(o, x):
+    return o.truediv(_one(o, x), o.add(_one(o, x), o.exp(o.neg(x))))
+
+
+unary("relu", lambda o, x, a: o.maximum(x, _zero(o, x)),
+      lambda o, out, d, a: o.where(o.gt(out, _zero(o, out)), d, _zero(o, d)), uses="Out")
+unary("sigmoid", lambda o, x, a: _sigmoid(o, x),
+      lambda o, out, d, a: o.mul(d, o.mul(out, o.sub(_one(o, out), out))), uses="Out")
+unary("tanh", lambda o, x, a: o.tanh(x),
+      lambda o, out, d, a: o.mul(d, o.sub(_one(o, out), o.mul(out, out))), uses="Out")
+unary("exp", lambda o, x, a: o.exp(x), lambda o, out, d, a: o.mul(d, out), uses="Out")
+unary("log", lambda o, x, a: o.log(x), lambda o, x, d, a: o.truediv(d, x))
+unary("sqrt", lambda o, x, a: o.sqrt(x),
+      lambda o, out, d, a: o.truediv(d, o.mul(_c(o, 2, out), out)), uses="Out")
+unary("rsqrt", lambda o, x, a: o.truediv(_one(o, x), o.sqrt(x)),
+      lambda o, out, d, a: o.mul(d, o.mul(_c(o, -0.5, out), o.mul(out, o.mul(out, out)))),
+      uses="Out")
+unary("square", lambda o, x, a: o.mul(x, x), lambda o, x, d, a: o.mul(d, o.mul(_c(o, 2, x), x)))
+unary("abs", lambda o, x, a: o.abs(x), lambda o, x, d, a: o.mul(d, o.sign(x)))
+unary("leaky_relu", lambda o, x, a: o.where(o.ge(x, _zero(o, x)), x, o.mul(x, _c(o, a["alpha"], x))),
+      lambda o, x, d, a: o.where(o.ge(x, _zero(o, x)), d, o.mul(d, _c(o, a["alpha"], d))),
+      attrs={"alpha": 0.02})
+
+
+def _gelu(o, x, a):
+    half, one = _c(o, 0.5, x), _one(o, x)
+    if a["approximate"]:
+        inner = o.mul(_c(o, math.sqrt(2 / math.pi), x),
+                      o.add(x, o.mul(_c(o, 0.044715, x), o.mul(x, o.mul(x, x)))))
+        return o.mul(half, o.mul(x, o.add(one, o.tanh(inner))))
+    return o.mul(half, o.mul(x, o.add(one, o.erf(o.mul(x, _c(o, 1 / math.sqrt(2), x))))))
+
+
+def _gelu_grad(o, x, d, a):
+    half, one = _c(o, 0.5, x), _one(o, x)
+    if a["approximate"]:
+        k = _c(o, math.sqrt(2 / math.pi), x)
+        c = _c(o, 0.044715, x)
+        t = o.tanh(o.mul(k, o.add(x, o.mul(c, o.mul(x, o.mul(x, x))))))
+        dt = o.mul(o.sub(one, o.mul(t, t)),
+                   o.mul(k, o.add(one, o.mul(_c(o, 3 * 0.044715, x), o.mul(x, x)))))
+        return o.mul(d, o.add(o.mul(half, o.add(one, t)), o.mul(half, o.mul(x, dt))))
+    cdf = o.mul(half, o.add(one, o.erf(o.mul(x, _c(o, 1 / math.sqrt(2), x)))))
+    pdf = o.mul(_c(o, 1 / math.sqrt(2 * math.pi), x), o.exp(o.mul(_c(o, -0.5, x), o.mul(x, x))))
+    return o.mul(d, o.add(cdf, o.mul(x, pdf)))
+
+
+unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False})
+unary("sign", lambda o, x, a: o.sign(x), None)
+unary("floor", lambda o, x, a: o.floor(x), None)
+pointwise("fill_zeros_like", ["X"], ["Out"], lambda o, i, a: {"Out": _zero(o, i["X"])})
+pointwise("assign", ["X"], ["Out"], lambda o, i, a: {"Out": i["X"]},
+          grad=lambda op: [OpDesc("assign", {"X": [grad_name(op.output("Out")[0])]},
+                                  {"Out": [grad_name(op.input("X")[0])]}, {})])

@@ -1,0 +1,644 @@
+"""Neural-network ops: softmax, the cross entropies, accuracy, top_k, dropout, batch_norm and the
+embedding lookups, with their grads."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import VarType
+from ..errors import OpError, ShapeError
+from .define import grad_like, pointwise, present, same_as
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+
+
+def _extern(type, inputs, outputs, attrs, infer, run, reference, grad=None, stateful=False):
+    register(OpDef(type, slots(*inputs), slots(*outputs), attrs, infer, "extern",
+                   reference=reference, grad=grad, run=run, stateful=stateful))
+
+
+def _axis(axis: int, rank: int, op: str) -> int:
+    """A possibly negative axis normalized to 0..rank-1, or a ShapeError naming the op."""
+    if not -rank <= axis < max(rank, 1):
+        raise ShapeError(f"op '{op}': axis {axis} is out of range for rank {rank}")
+    return axis % max(rank, 1)
+
+
+def _with_dim(shape, axis: int, size: int) -> tuple[int, ...]:
+    return tuple(size if i == axis else d for i, d in enumerate(shape))
+
+
+def _log_tolerable(x: np.ndarray) -> np.ndarray:
+    # Paddle clamps log(0) = -inf to -1e20 so a zero probability gives a huge, finite loss.
+    with np.errstate(divide="ignore"):
+        return np.clip(np.log(x), -1e20, 1e20)
+
+
+# ---------------------------------------------------------------------------------------------
+# softmax: composite, lowered to primitives so the compiler fuses the max/exp/sum/div chain.
+
+_EW = {"axis": -1}  # the keep_dim reductions broadcast back numpy-style
+
+def _softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    x = infos[op.input("X")[0]]
+    axis = _axis(op.attrs.get("axis", -1), len(x.shape), "softmax")
+    kept = VarInfo(_with_dim(x.shape, axis, 1), x.dtype)
+    red = {"dim": [axis], "keep_dim": True, "reduce_all": False}
+    m, shifted, e, z = new_var(kept), new_var(x), new_var(x), new_var(kept)
+    return [OpDesc("reduce_max", {"X": op.input("X")}, {"Out": [m]}, dict(red)),
+            OpDesc("elementwise_sub", {"X": op.input("X"), "Y": [m]}, {"Out": [shifted]}, dict(_EW)),
+            OpDesc("exp", {"X": [shifted]}, {"Out": [e]}, {}),
+            OpDesc("reduce_sum", {"X": [e]}, {"Out": [z]}, dict(red)),
+            OpDesc("elementwise_div", {"X": [e], "Y": [z]}, {"Out": op.output("Out")}, dict(_EW))]
+
+
+def _softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _softmax_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    return {"Out": [_softmax_np(x, _axis(a["axis"], x.ndim, "softmax")).astype(x.dtype)]}
+
+
+def _softmax_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("softmax_grad", {"Out": op.output("Out"),
+                                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+def _softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    # dX = Out * (dOut - sum(dOut * Out, axis))
+    if not present(op.output("X@GRAD")):
+        return []
+    out, dout = op.input("Out"), op.input("Out@GRAD")
+    y = infos[out[0]]
+    axis = _axis(op.attrs.get("axis", -1), len(y.shape), "softmax_grad")
+    prod, s, diff = new_var(y), new_var(VarInfo(_with_dim(y.shape, axis, 1), y.dtype)), new_var(y)
+    return [OpDesc("elementwise_mul", {"X": dout, "Y": out}, {"Out": [prod]}, dict(_EW)),
+            OpDesc("reduce_sum", {"X": [prod]}, {"Out": [s]},
+                   {"dim": [axis], "keep_dim": True, "reduce_all": False}),
+            OpDesc("elementwise_sub", {"X": dout, "Y": [s]}, {"Out": [diff]}, dict(_EW)),
+            OpDesc("elementwise_mul", {"X": out, "Y": [diff]}, {"Out": op.output("X@GRAD")}, dict(_EW))]
+
+
+def _softmax_grad_ref(ins, a):
+    y, dy = np.asarray(ins["Out"][0]), np.asarray(ins["Out@GRAD"][0])
+    axis = _axis(a["axis"], y.ndim, "softmax_grad")
+    return {"X@GRAD": [(y * (dy - (dy * y).sum(axis=axis, keepdims=True))).astype(y.dtype)]}
+
+
+SOFTMAX_ATTRS = {"axis": -1, "data_format": "AnyLayout", "is_test": False}
+register(OpDef("softmax", slots("X"), slots("Out"), SOFTMAX_ATTRS, same_as("X", "Out"),
+               "composite", reference=_softmax_ref, grad=_softmax_grad, lower=_softmax_lower))
+register(OpDef("softmax_grad", slots("Out", "Out@GRAD"), slots("X@GRAD?"), SOFTMAX_ATTRS,
+               same_as("Out", "X@GRAD"), "composite", reference=_softmax_grad_ref,
+               lower=_softmax_grad_lower))
+
+
+# ---------------------------------------------------------------------------------------------
+# cross_entropy: X holds probabilities over the last axis; Y = -log(X[label]) (hard) or
+# -sum(label * log(X)) (soft).
+
+def _check_label(op: str, x: VarInfo, label: VarInfo, soft: bool, axis: int = -1) -> None:
+    axis = axis % len(x.shape)
+    want = x.shape if soft else _with_dim(x.shape, axis, 1)
+    ok = len(label.shape) == len(x.shape) and all(
+        a == b or -1 in (a, b) for a, b in zip(label.shape, want))
+    if not ok:
+        kind = "soft" if soft else "hard"
+        raise ShapeError(f"op '{op}': {kind} Label shape {list(label.shape)} does not match "
+                         f"X shape {list(x.shape)} (expected {list(want)})")
+
+
+def _ce_infer(ins, a):
+    x, label = ins["X"][0], ins["Label"][0]
+    _check_label("cross_entropy", x, label, a["soft_label"])
+    return {"Y": [VarInfo(x.shape[:-1] + (1,), x.dtype, x.lod_level)]}
+
+
+def _hard_pick(x: np.ndarray, label: np.ndarray, axis: int, ignore: int):
+    """x's entries at the label positions along `axis`, and the mask of non-ignored labels."""
+    label = label.astype(np.int64)
+    keep = label != ignore
+    return np.take_along_axis(x, np.where(keep, label, 0), axis=axis), keep
+
+
+def _ce_ref(ins, a):
+    x, label = np.asarray(ins["X"][0]), np.asarray(ins["Label"][0])
+    if a["soft_label"]:
+        y = -(label * _log_tolerable(x)).sum(axis=-1, keepdims=True)
+    else:
+        p, keep = _hard_pick(x, label, -1, a["ignore_index"])
+        y = np.where(keep, -_log_tolerable(p), 0)
+    return {"Y": [y.astype(x.dtype)]}
+
+
+def _ce_run(ins, outs, a, rng):
+    x, label = ins["X"][0], ins["Label"][0]
+    logx = torch.log(x).clamp_(-1e20, 1e20)
+    if a["soft_label"]:
+        torch.sum(-label * logx, dim=-1, keepdim=True, out=outs["Y"][0])
+        return
+    label = label.long()
+    keep = label != a["ignore_index"]
+    picked = torch.gather(logx, -1, torch.where(keep, label, 0))
+    outs["Y"][0].copy_(torch.where(keep, -picked, 0))
+
+
+def _ce_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("cross_entropy_grad",
+                   {"X": op.input("X"), "Label": op.input("Label"),
+                    "Y@GRAD": [grad_name(op.output("Y")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+def _ce_grad_ref(ins, a):
+    x, label = np.asarray(ins["X"][0]), np.asarray(ins["Label"][0])
+    dy = np.asarray(ins["Y@GRAD"][0])
+    if a["soft_label"]:
+        return {"X@GRAD": [(-dy * label / x).astype(x.dtype)]}
+    p, keep = _hard_pick(x, label, -1, a["ignore_index"])
+    dx = np.zeros_like(x)
+    np.put_along_axis(dx, np.where(keep, label, 0).astype(np.int64),
+                      np.where(keep, -dy / p, 0), axis=-1)
+    return {"X@GRAD": [dx]}
+
+
+def _ce_grad_run(ins, outs, a, rng):
+    x, label, dy = ins["X"][0], ins["Label"][0], ins["Y@GRAD"][0]
+    dx = outs["X@GRAD"][0]
+    if a["soft_label"]:
+        torch.div(-dy * label, x, out=dx)
+        return
+    label = label.long()
+    keep = label != a["ignore_index"]
+    idx = torch.where(keep, label, 0)
+    dx.zero_().scatter_(-1, idx, torch.where(keep, -dy / torch.gather(x, -1, idx), 0))
+
+
+CE_ATTRS = {"soft_label": False, "ignore_index": -100}
+_extern("cross_entropy", ["X", "Label"], ["Y"], CE_ATTRS, _ce_infer, _ce_run, _ce_ref, _ce_grad)
+_extern("cross_entropy_grad", ["X", "Label", "Y@GRAD"], ["X@GRAD?"], CE_ATTRS,
+        same_as("X", "X@GRAD"), _ce_grad_run, _ce_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# softmax_with_cross_entropy: Softmax = softmax(Logits, axis); Loss over `axis` kept as size 1.
+
+def _swce_infer(ins, a):
+    x, label = ins["Logits"][0], ins["Label"][0]
+    axis = _axis(a["axis"], len(x.shape), "softmax_with_cross_entropy")
+    _check_label("softmax_with_cross_entropy", x, label, a["soft_label"], axis)
+    return {"Softmax": [VarInfo(x.shape, x.dtype, x.lod_level)],
+            "Loss": [VarInfo(_with_dim(x.shape, axis, 1), x.dtype, x.lod_level)]}
+
+
+def _swce_ref(ins, a):
+    x, label = np.asarray(ins["Logits"][0]), np.asarray(ins["Label"][0])
+    axis = _axis(a["axis"], x.ndim, "softmax_with_cross_entropy")
+    if a["use_softmax"]:
+        shifted = x - x.max(axis=axis, keepdims=True)
+        logp = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
+        sm = np.exp(logp)
+    else:  # Logits already hold probabilities
+        sm, logp = x, _log_tolerable(x)
+    if a["soft_label"]:
+        loss = -(label * logp).sum(axis=axis, keepdims=True)
+    else:
+        p, keep = _hard_pick(logp, label, axis, a["ignore_index"])
+        loss = np.where(keep, -p, 0)
+    return {"Softmax": [sm.astype(x.dtype)], "Loss": [loss.astype(x.dtype)]}
+
+
+def _swce_run(ins, outs, a, rng):
+    x, label = ins["Logits"][0], ins["Label"][0]
+    axis = _axis(a["axis"], x.dim(), "softmax_with_cross_entropy")
+    if a["use_softmax"]:
+        logp = torch.log_softmax(x, axis)
+        torch.exp(logp, out=outs["Softmax"][0])
+    else:
+        logp = torch.log(x).clamp_(-1e20, 1e20)
+        outs["Softmax"][0].copy_(x)
+    if a["soft_label"]:
+        torch.sum(-label * logp, dim=axis, keepdim=True, out=outs["Loss"][0])
+        return
+    label = label.long()
+    keep = label != a["ignore_index"]
+    picked = torch.gather(logp, axis, torch.where(keep, label, 0))
+    outs["Loss"][0].copy_(torch.where(keep, -picked, 0))
+
+
+def _swce_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("softmax_with_cross_entropy_grad",
+                   {"Label": op.input("Label"), "Softmax": op.output("Softmax"),
+                    "Loss@GRAD": [grad_name(op.output("Loss")[0])]},
+                   {"Logits@GRAD": [grad_name(op.input("Logits")[0])]}, dict(op.attrs))]
+
+
+def _swce_grad_ref(ins, a):
+    # Paddle's formula: (softmax - label) * dloss; soft labels are assumed to sum to 1.
+    sm, label = np.asarray(ins["Softmax"][0]), np.asarray(ins["Label"][0])
+    dloss = np.asarray(ins["Loss@GRAD"][0])
+    axis = _axis(a["axis"], sm.ndim, "softmax_with_cross_entropy_grad")
+    if a["soft_label"]:
+        d = (sm - label) * dloss if a["use_softmax"] else -label * dloss / sm
+        return {"Logits@GRAD": [d.astype(sm.dtype)]}
+    p, keep = _hard_pick(sm, label, axis, a["ignore_index"])
+    idx = np.where(keep, label, 0).astype(np.int64)
+    if a["use_softmax"]:
+        onehot = np.zeros_like(sm)
+        np.put_along_axis(onehot, idx, 1, axis=axis)
+        d = (sm - onehot) * np.where(keep, dloss, 0)
+    else:
+        d = np.zeros_like(sm)
+        np.put_along_axis(d, idx, np.where(keep, -dloss / p, 0), axis=axis)
+    return {"Logits@GRAD": [d.astype(sm.dtype)]}
+
+
+def _swce_grad_run(ins, outs, a, rng):
+    sm, label, dloss = ins["Softmax"][0], ins["Label"][0], ins["Loss@GRAD"][0]
+    d = outs["Logits@GRAD"][0]
+    axis = _axis(a["axis"], sm.dim(), "softmax_with_cross_entropy_grad")
+    if a["soft_label"]:
+        d.copy_((sm - label) * dloss if a["use_softmax"] else -label * dloss / sm)
+        return
+    label = label.long()
+    keep = label != a["ignore_index"]
+    idx = torch.where(keep, label, 0)
+    dloss = torch.where(keep, dloss, 0)
+    if a["use_softmax"]:
+        torch.mul(sm, dloss, out=d)
+        d.scatter_add_(axis, idx, -dloss)
+    else:
+        d.zero_().scatter_(axis, idx, -dloss / torch.gather(sm, axis, idx))
+
+
+SWCE_ATTRS = {"soft_label": False, "ignore_index": -100, "numeric_stable_mode": True,
+              "axis": -1, "use_softmax": True}
+_extern("softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"], SWCE_ATTRS,
+        _swce_infer, _swce_run, _swce_ref, _swce_grad)
+_extern("softmax_with_cross_entropy_grad", ["Label", "Softmax", "Loss@GRAD"], ["Logits@GRAD?"],
+        SWCE_ATTRS, same_as("Softmax", "Logits@GRAD"), _swce_grad_run, _swce_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# top_k and accuracy (no grads: Paddle trains through neither).
+
+def _topk_infer(ins, a):
+    x = ins["X"][0]
+    k = a["k"]
+    if x.shape[-1] != -1 and k > x.shape[-1]:
+        raise ShapeError(f"op 'top_k': k={k} exceeds the last dim of X {list(x.shape)}")
+    shape = x.shape[:-1] + (k,)
+    return {"Out": [VarInfo(shape, x.dtype, x.lod_level)],
+            "Indices": [VarInfo(shape, VarType.INT64, x.lod_level)]}
+
+
+def _topk_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    # A stable sort of the negation: descending values, ties by lower index.
+    idx = np.argsort(-x, axis=-1, kind="stable")[..., :a["k"]]
+    return {"Out": [np.take_along_axis(x, idx, axis=-1)], "Indices": [idx.astype(np.int64)]}
+
+
+def _topk_run(ins, outs, a, rng):
+    torch.topk(ins["X"][0], a["k"], dim=-1, largest=True, sorted=True,
+               out=(outs["Out"][0], outs["Indices"][0]))
+
+
+_extern("top_k", ["X", "K?"], ["Out", "Indices"], {"k": 1}, _topk_infer, _topk_run, _topk_ref)
+
+
+def _acc_infer(ins, a):
+    return {"Accuracy": [VarInfo((1,), VarType.FP32)], "Correct": [VarInfo((1,), VarType.INT32)],
+            "Total": [VarInfo((1,), VarType.INT32)]}
+
+
+def _acc_ref(ins, a):
+    idx, label = np.asarray(ins["Indices"][0]), np.asarray(ins["Label"][0])
+    n = idx.shape[0]
+    correct = int((idx == label.reshape(n, 1)).any(axis=1).sum())
+    return {"Accuracy": [np.array([correct / n if n else 0.0], np.float32)],
+            "Correct": [np.array([correct], np.int32)], "Total": [np.array([n], np.int32)]}
+
+
+def _acc_run(ins, outs, a, rng):
+    idx, label = ins["Indices"][0], ins["Label"][0]
+    n = idx.shape[0]
+    correct = (idx == label.reshape(n, 1).to(idx.dtype)).any(dim=1).sum()
+    outs["Correct"][0].fill_(correct)
+    outs["Total"][0].fill_(n)
+    outs["Accuracy"][0].copy_(correct.float() / max(n, 1))
+
+
+_extern("accuracy", ["Out", "Indices", "Label"], ["Accuracy", "Correct", "Total"], {},
+        _acc_infer, _acc_run, _acc_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# dropout: Mask (uint8) keeps an element with probability 1 - dropout_prob.
+
+DROPOUT_ATTRS = {"dropout_prob": 0.5, "is_test": False, "fix_seed": False, "seed": 0,
+                 "dropout_implementation": "downgrade_in_infer"}
+
+
+def _dropout_scales(a) -> tuple[float, float]:
+    """(train-time scale of kept elements, test-time scale of every element)."""
+    p = float(a["dropout_prob"])
+    if a["dropout_implementation"] == "upscale_in_train":
+        return (0.0 if p >= 1.0 else 1.0 / (1.0 - p)), 1.0
+    if a["dropout_implementation"] != "downgrade_in_infer":
+        raise OpError(f"op 'dropout': unknown dropout_implementation "
+                      f"{a['dropout_implementation']!r}")
+    return 1.0, 1.0 - p
+
+
+def _dropout_infer(ins, a):
+    x = ins["X"][0]
+    return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)],
+            "Mask": [VarInfo(x.shape, VarType.UINT8, x.lod_level)]}
+
+
+def _dropout_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    train_scale, test_scale = _dropout_scales(a)
+    if a["is_test"]:
+        return {"Out": [(x * test_scale).astype(x.dtype)], "Mask": [np.ones(x.shape, np.uint8)]}
+    rng = np.random.default_rng(a["seed"] if a["fix_seed"] else None)
+    mask = (rng.random(x.shape) >= a["dropout_prob"]).astype(np.uint8)
+    return {"Out": [(x * mask * train_scale).astype(x.dtype)], "Mask": [mask]}
+
+
+def _dropout_run(ins, outs, a, rng):
+    x, out = ins["X"][0], outs["Out"][0]
+    train_scale, test_scale = _dropout_scales(a)
+    mask = outs.get("Mask", [None])[0]
+    if a["is_test"]:
+        torch.mul(x, test_scale, out=out)
+        if mask is not None:
+            mask.fill_(1)
+        return
+    if a["fix_seed"]:
+        rng = torch.Generator(device=x.device).manual_seed(int(a["seed"]))
+    keep = torch.rand(x.shape, generator=rng, device=x.device, dtype=torch.float32) \
+        >= a["dropout_prob"]
+    torch.mul(x, keep.to(x.dtype) * train_scale, out=out)
+    if mask is not None:
+        mask.copy_(keep)
+
+
+def _dropout_grad(op: OpDesc) -> list[OpDesc]:
+    # Out@GRAD first: define.pointwise's reference takes the dtype of the first input given.
+    return [OpDesc("dropout_grad", {"Out@GRAD": [grad_name(op.output("Out")[0])],
+                                    "Mask": op.output("Mask")},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+def _dropout_grad_expr(o, i, a):
+    d = i["Out@GRAD"]
+    train_scale, test_scale = _dropout_scales(a)
+    if a["is_test"]:
+        return {"X@GRAD": o.mul(d, o.constant(test_scale, d.dtype))}
+    keep = o.cast(i["Mask"], d.dtype)
+    return {"X@GRAD": o.mul(d, o.mul(keep, o.constant(train_scale, d.dtype)))}
+
+
+_extern("dropout", ["X", "Seed?"], ["Out", "Mask?"], DROPOUT_ATTRS, _dropout_infer, _dropout_run,
+        _dropout_ref, _dropout_grad, stateful=True)
+# Out@GRAD is listed first so the grad takes its dtype, not the mask's.
+pointwise("dropout_grad", ["Out@GRAD", "Mask"], ["X@GRAD"], _dropout_grad_expr, DROPOUT_ATTRS)
+
+
+# ---------------------------------------------------------------------------------------------
+# batch_norm: statistics over every axis but the channel one.
+
+BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
+            "use_global_stats": False, "trainable_statistics": False, "fuse_with_relu": False}
+
+
+def _channel_axis(a, rank: int) -> int:
+    if a["data_layout"] not in ("NCHW", "NHWC", "AnyLayout"):
+        raise OpError(f"op 'batch_norm': unknown data_layout {a['data_layout']!r}")
+    return rank - 1 if a["data_layout"] == "NHWC" and rank > 2 else 1
+
+
+def _uses_global_stats(a) -> bool:
+    return a["use_global_stats"] or (a["is_test"] and not a["trainable_statistics"])
+
+
+def _bn_infer(ins, a):
+    x = ins["X"][0]
+    if not 2 <= len(x.shape) <= 5:
+        raise ShapeError(f"op 'batch_norm': X must have rank 2 to 5, got {list(x.shape)}")
+    c = x.shape[_channel_axis(a, len(x.shape))]
+    for s in ("Scale", "Bias", "Mean", "Variance"):
+        got = ins[s][0].shape
+        if len(got) != 1 or -1 not in (got[0], c) and got[0] != c:
+            raise ShapeError(f"op 'batch_norm': {s} shape {list(got)} does not match the "
+                             f"{c} channels of X {list(x.shape)}")
+    stat = VarInfo((c,), ins["Mean"][0].dtype)
+    return {"Y": [VarInfo(x.shape, x.dtype, x.lod_level)], "MeanOut": [stat],
+            "VarianceOut": [stat], "SavedMean": [stat], "SavedVariance": [stat],
+            "ReserveSpace": [VarInfo((0,), x.dtype)]}
+
+
+def _bn_view(x_ndim: int, axis: int) -> tuple[int, ...]:
+    """The shape that broadcasts a per-channel vector against X."""
+    return tuple(-1 if i == axis else 1 for i in range(x_ndim))
+
+
+def _bn_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    scale, bias, mean, var = (np.asarray(ins[s][0]) for s in ("Scale", "Bias", "Mean", "Variance"))
+    axis = _channel_axis(a, x.ndim)
+    red = tuple(i for i in range(x.ndim) if i != axis)
+    view = _bn_view(x.ndim, axis)
+    m = a["momentum"]
+    if _uses_global_stats(a):
+        use_mean, use_var = mean, var
+        mean_out, var_out = mean.copy(), var.copy()
+    else:
+        use_mean, use_var = x.mean(axis=red), x.var(axis=red)
+        mean_out = mean * m + use_mean * (1 - m)
+        var_out = var * m + use_var * (1 - m)
+    inv_std = 1.0 / np.sqrt(use_var + a["epsilon"])
+    y = (x - use_mean.reshape(view)) * (inv_std * scale).reshape(view) + bias.reshape(view)
+    st = mean.dtype
+    return {"Y": [y.astype(x.dtype)], "MeanOut": [mean_out.astype(st)],
+            "VarianceOut": [var_out.astype(st)], "SavedMean": [use_mean.astype(st)],
+            "SavedVariance": [inv_std.astype(st)], "ReserveSpace": [np.zeros((0,), x.dtype)]}
+
+
+def _bn_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    scale, bias, mean, var = (ins[s][0] for s in ("Scale", "Bias", "Mean", "Variance"))
+    axis = _channel_axis(a, x.dim())
+    red = [i for i in range(x.dim()) if i != axis]
+    view = _bn_view(x.dim(), axis)
+    m = a["momentum"]
+    # MeanOut/VarianceOut usually alias Mean/Variance: compute everything before writing.
+    if _uses_global_stats(a):
+        use_mean, use_var = mean.clone(), var.clone()
+        new_mean, new_var = use_mean, use_var
+    else:
+        use_var, use_mean = torch.var_mean(x, dim=red, correction=0)
+        new_mean = mean * m + use_mean * (1 - m)
+        new_var = var * m + use_var * (1 - m)
+    inv_std = torch.rsqrt(use_var + a["epsilon"])
+    torch.addcmul(bias.view(view), x - use_mean.view(view), (inv_std * scale).view(view),
+                  out=outs["Y"][0])
+    outs["MeanOut"][0].copy_(new_mean)
+    outs["VarianceOut"][0].copy_(new_var)
+    outs["SavedMean"][0].copy_(use_mean)
+    outs["SavedVariance"][0].copy_(inv_std)
+
+
+def _bn_grad(op: OpDesc) -> list[OpDesc]:
+    ins = {s: op.input(s) for s in ("X", "Scale", "Bias", "Mean", "Variance")}
+    ins.update({"SavedMean": op.output("SavedMean"), "SavedVariance": op.output("SavedVariance"),
+                "Y@GRAD": [grad_name(op.output("Y")[0])]})
+    if op.output("ReserveSpace"):
+        ins["ReserveSpace"] = op.output("ReserveSpace")
+    return [OpDesc("batch_norm_grad", ins, grad_like(op, "X", "Scale", "Bias"), dict(op.attrs))]
+
+
+def _bn_grad_math(x, scale, mean, inv_std, dy, a, xp_sum):
+    """(dX, dScale, dBias) for numpy or torch arrays; xp_sum(t, axes) sums keeping dims."""
+    axis = _channel_axis(a, x.ndim)
+    red = tuple(i for i in range(x.ndim) if i != axis)
+    view = _bn_view(x.ndim, axis)
+    xhat = (x - mean.reshape(view)) * inv_std.reshape(view)
+    dbias = xp_sum(dy, red)
+    dscale = xp_sum(dy * xhat, red)
+    k = (scale * inv_std).reshape(view)
+    if _uses_global_stats(a):
+        return dy * k, dscale, dbias
+    n = math.prod(x.shape[i] for i in red)
+    dx = k * (dy - dbias.reshape(view) / n - xhat * dscale.reshape(view) / n)
+    return dx, dscale, dbias
+
+
+def _bn_grad_stats(ins, a):
+    """The mean and 1/std the forward normalized with."""
+    if _uses_global_stats(a):
+        var = ins["Variance"][0]
+        return ins["Mean"][0], 1.0 / (var + a["epsilon"]) ** 0.5
+    return ins["SavedMean"][0], ins["SavedVariance"][0]
+
+
+def _bn_grad_ref(ins, a):
+    x, scale, dy = (np.asarray(ins[s][0]) for s in ("X", "Scale", "Y@GRAD"))
+    mean, inv_std = (np.asarray(v) for v in _bn_grad_stats(ins, a))
+    dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
+                                      lambda t, red: t.sum(axis=red))
+    return {"X@GRAD": [dx.astype(x.dtype)], "Scale@GRAD": [dscale.astype(scale.dtype)],
+            "Bias@GRAD": [dbias.astype(scale.dtype)]}
+
+
+def _bn_grad_run(ins, outs, a, rng):
+    x, scale, dy = ins["X"][0], ins["Scale"][0], ins["Y@GRAD"][0]
+    mean, inv_std = _bn_grad_stats(ins, a)
+    dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
+                                      lambda t, red: t.sum(dim=red))
+    for slot, v in (("X@GRAD", dx), ("Scale@GRAD", dscale), ("Bias@GRAD", dbias)):
+        if outs.get(slot):
+            outs[slot][0].copy_(v)
+
+
+def _bn_grad_infer(ins, a):
+    return {"X@GRAD": [ins["X"][0]], "Scale@GRAD": [ins["Scale"][0]],
+            "Bias@GRAD": [ins["Scale"][0]]}
+
+
+_extern("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor?"],
+        ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?"], BN_ATTRS,
+        _bn_infer, _bn_run, _bn_ref, _bn_grad)
+_extern("batch_norm_grad", ["X", "Scale", "Bias?", "Mean?", "Variance?", "SavedMean",
+                            "SavedVariance", "Y@GRAD", "ReserveSpace?"],
+        ["X@GRAD?", "Scale@GRAD?", "Bias@GRAD?"], BN_ATTRS, _bn_grad_infer, _bn_grad_run,
+        _bn_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# lookup_table (Ids end in a dim of 1) and lookup_table_v2 (they do not); padding_idx rows are 0.
+
+LOOKUP_ATTRS = {"is_sparse": False, "is_distributed": False, "padding_idx": -1,
+                "remote_prefetch": False, "trainer_id": 0, "height_sections": [], "epmap": [],
+                "table_names": [], "grad_inplace": False, "entry_config": "", "entry": "none",
+                "table_class": "none"}
+
+
+def _lookup_ids_shape(op: str, ids) -> tuple[int, ...]:
+    """The leading shape of the output: Ids' shape, less lookup_table's trailing 1."""
+    if op.startswith("lookup_table_v2"):
+        return tuple(ids)
+    if len(ids) < 1 or ids[-1] not in (1, -1):
+        raise ShapeError(f"op '{op}': Ids must end in a dim of 1, got shape {list(ids)}")
+    return tuple(ids[:-1])
+
+
+def _lookup_pad(a, vocab: int) -> int | None:
+    p = a["padding_idx"]
+    return None if p == -1 else (p + vocab if p < 0 else p)
+
+
+def _register_lookup(op: str) -> None:
+    def infer(ins, a):
+        w, ids = ins["W"][0], ins["Ids"][0]
+        if len(w.shape) != 2:
+            raise ShapeError(f"op '{op}': W must be 2-D, got shape {list(w.shape)}")
+        return {"Out": [VarInfo(_lookup_ids_shape(op, ids.shape) + (w.shape[1],), w.dtype,
+                                ids.lod_level)]}
+
+    def reference(ins, a):
+        w, ids = np.asarray(ins["W"][0]), np.asarray(ins["Ids"][0]).astype(np.int64)
+        lead = _lookup_ids_shape(op, ids.shape)
+        ids = ids.reshape(lead)
+        out = w[ids]
+        pad = _lookup_pad(a, w.shape[0])
+        if pad is not None:
+            out[ids == pad] = 0
+        return {"Out": [out]}
+
+    def run(ins, outs, a, rng):
+        w, ids = ins["W"][0], ins["Ids"][0].long().reshape(-1)
+        out = outs["Out"][0].view(-1, w.shape[1])
+        torch.index_select(w, 0, ids, out=out)
+        pad = _lookup_pad(a, w.shape[0])
+        if pad is not None:
+            out[ids == pad] = 0
+
+    def grad(fwd: OpDesc) -> list[OpDesc]:
+        return [OpDesc(op + "_grad", {"W": fwd.input("W"), "Ids": fwd.input("Ids"),
+                                      "Out@GRAD": [grad_name(fwd.output("Out")[0])]},
+                       {"W@GRAD": [grad_name(fwd.input("W")[0])]}, dict(fwd.attrs))]
+
+    def grad_ref(ins, a):
+        w, ids = np.asarray(ins["W"][0]), np.asarray(ins["Ids"][0]).astype(np.int64).reshape(-1)
+        dout = np.asarray(ins["Out@GRAD"][0]).reshape(-1, w.shape[1])
+        dw = np.zeros_like(w)
+        np.add.at(dw, ids, dout)
+        pad = _lookup_pad(a, w.shape[0])
+        if pad is not None:
+            dw[pad] = 0
+        return {"W@GRAD": [dw]}
+
+    def grad_run(ins, outs, a, rng):
+        w, ids = ins["W"][0], ins["Ids"][0].long().reshape(-1)
+        dw = outs["W@GRAD"][0]
+        dw.zero_().index_add_(0, ids, ins["Out@GRAD"][0].reshape(-1, w.shape[1]))
+        pad = _lookup_pad(a, w.shape[0])
+        if pad is not None:
+            dw[pad] = 0
+
+    _extern(op, ["W", "Ids"], ["Out"], LOOKUP_ATTRS, infer, run, reference, grad)
+    # Paddle gives a SelectedRows W@GRAD when is_sparse; fluidc's is always dense.
+    _extern(op + "_grad", ["W", "Ids", "Out@GRAD"], ["W@GRAD?"], LOOKUP_ATTRS,
+            same_as("W", "W@GRAD"), grad_run, grad_ref)
+
+
+_register_lookup("lookup_table")
+_register_lookup("lookup_table_v2")

@@ -1,0 +1,128 @@
+"""Reductions (reduce_sum/max/min/prod; reduce_mean and mean lower onto them) and their grads."""
+from __future__ import annotations
+
+import numpy as np
+
+from .define import pointwise, same_as
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+
+REDUCE_ATTRS = {"dim": [0], "keep_dim": False, "reduce_all": False, "in_dtype": -1,
+                "out_dtype": -1}
+
+_NUMPY = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
+
+
+def reduce_axes(attrs: dict, rank: int) -> tuple[int, ...]:
+    """The axes an op with reduce_* attrs sums over, normalized to 0..rank-1."""
+    if attrs.get("reduce_all") or rank == 0:
+        return tuple(range(rank))
+    dims = attrs["dim"] if isinstance(attrs["dim"], (list, tuple)) else [attrs["dim"]]
+    if len(dims) == 0:
+        return tuple(range(rank))
+    return tuple(sorted({d % rank for d in dims}))
+
+
+def reduced_shape(shape, attrs: dict) -> tuple[int, ...]:
+    """The output shape of a reduction of `shape` under reduce_* attrs."""
+    axes = reduce_axes(attrs, len(shape))
+    if attrs.get("keep_dim"):
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return out if out else (1,)
+
+
+def _infer(ins, a):
+    x = ins["X"][0]
+    return {"Out": [VarInfo(reduced_shape(x.shape, a), x.dtype)]}
+
+
+def _keep_dims_grad_broadcast(attrs, shapes, rank):
+    # Out/Out@GRAD lack the reduced axes unless keep_dim: put 1s back where they were.
+    x = tuple(shapes["X"])
+    axes = reduce_axes(attrs, rank)
+    kept = tuple(1 if i in axes else d for i, d in enumerate(x))
+    return {k: (x if k == "X" else kept) for k in shapes}
+
+
+def _register(kind: str) -> None:
+    name = f"reduce_{kind}"
+    fn = _NUMPY[kind]
+
+    def reference(ins, a):
+        x = np.asarray(ins["X"][0])
+        out = fn(x, axis=reduce_axes(a, x.ndim), keepdims=True)
+        return {"Out": [np.ascontiguousarray(out.reshape(reduced_shape(x.shape, a))).astype(x.dtype)]}
+
+    def grad(op: OpDesc) -> list[OpDesc]:
+        ins = {"X": op.input("X"), "Out@GRAD": [grad_name(op.output("Out")[0])]}
+        if kind != "sum":
+            ins["Out"] = op.output("Out")
+        return [OpDesc(name + "_grad", ins, {"X@GRAD": [grad_name(op.input("X")[0])]},
+                       dict(op.attrs))]
+
+    register(OpDef(name, slots("X"), slots("Out"), REDUCE_ATTRS, _infer, "reduction",
+                   reference=reference, grad=grad if kind != "prod" else None, combine=kind,
+                   reduce_axes=reduce_axes))
+
+
+for _k in ("sum", "max", "min", "prod"):
+    _register(_k)
+
+pointwise("reduce_sum_grad", ["X", "Out@GRAD"], ["X@GRAD"],
+          lambda o, i, a: {"X@GRAD": i["Out@GRAD"]},
+          REDUCE_ATTRS, broadcast=_keep_dims_grad_broadcast)
+for _k in ("max", "min"):
+    # The gradient flows to every element equal to the extremum, as Paddle's kernel does.
+    pointwise(f"reduce_{_k}_grad", ["X", "Out", "Out@GRAD"], ["X@GRAD"],
+              lambda o, i, a: {"X@GRAD": o.where(o.eq(i["X"], i["Out"]), i["Out@GRAD"],
+                                                 o.constant(0, i["Out@GRAD"].dtype))},
+              REDUCE_ATTRS, broadcast=_keep_dims_grad_broadcast)
+
+
+def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    x = infos[op.input("X")[0]]
+    attrs = dict(op.attrs) if op.type == "reduce_mean" else {"reduce_all": True, "dim": [0]}
+    axes = reduce_axes(attrs, len(x.shape))
+    n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
+    out = op.output("Out")[0]
+    total = new_var(infos[out])
+    return [OpDesc("reduce_sum", {"X": op.input("X")}, {"Out": [total]},
+                   {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs}),
+            OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": 1.0 / max(n, 1)})]
+
+
+def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    x = infos[op.input("X")[0]]
+    attrs = dict(op.attrs) if op.type == "reduce_mean_grad" else {"reduce_all": True, "dim": [0]}
+    axes = reduce_axes(attrs, len(x.shape))
+    n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
+    scaled = new_var(infos[op.input("Out@GRAD")[0]])
+    return [OpDesc("scale", {"X": op.input("Out@GRAD")}, {"Out": [scaled]}, {"scale": 1.0 / max(n, 1)}),
+            OpDesc("reduce_sum_grad", {"X": op.input("X"), "Out@GRAD": [scaled]},
+                   {"X@GRAD": op.output("X@GRAD")},
+                   {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs})]
+
+
+def _mean_reference(ins, a):
+    x = np.asarray(ins["X"][0])
+    if "dim" not in a:
+        return {"Out": [np.asarray(x.mean(), dtype=x.dtype).reshape(1)]}
+    out = x.mean(axis=reduce_axes(a, x.ndim), keepdims=True)
+    return {"Out": [out.reshape(reduced_shape(x.shape, a)).astype(x.dtype)]}
+
+
+def _mean_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc(op.type + "_grad", {"X": op.input("X"),
+                                        "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+register(OpDef("reduce_mean", slots("X"), slots("Out"), REDUCE_ATTRS, _infer, "composite",
+               reference=_mean_reference, grad=_mean_grad, lower=_mean_lowering))
+register(OpDef("mean", slots("X"), slots("Out"), {},
+               lambda ins, a: {"Out": [VarInfo((1,), ins["X"][0].dtype)]}, "composite",
+               reference=_mean_reference, grad=_mean_grad, lower=_mean_lowering))
+for _t in ("reduce_mean_grad", "mean_grad"):
+    register(OpDef(_t, slots("X", "Out@GRAD"), slots("X@GRAD"),
+                   REDUCE_ATTRS if _t == "reduce_mean_grad" else {}, same_as("X", "X@GRAD"),
+                   "composite", lower=_mean_grad_lowering))

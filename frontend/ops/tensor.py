@@ -1,0 +1,504 @@
+"""Tensor ops: creation (fill_constant, the random fills), views and copies (reshape2,
+transpose2, concat) and the matrix products (mul, matmul, matmul_v2), with their grads.
+
+assign lives in math.py (a pointwise identity)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import convert_dtype, to_numpy_dtype
+from ..errors import OpError, ShapeError
+from .define import as_shape, broadcast_shape, grad_like, present, same_as
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+
+
+def _define(type, kind, inputs, outputs, attrs, infer, run, reference, grad=None,
+            stateful=False):
+    register(OpDef(type, slots(*inputs), slots(*outputs), attrs, infer, kind,
+                   reference=reference, grad=grad, run=run, stateful=stateful))
+
+
+def _known(shape) -> bool:
+    return all(d >= 0 for d in shape)
+
+
+def _numel(shape) -> int:
+    return math.prod(shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# Creation ops: no inputs (Paddle's optional shape/value tensors are accepted; the attrs rule).
+
+def _filled_infer(ins, a):
+    return {"Out": [VarInfo(as_shape(a["shape"]), convert_dtype(a["dtype"]))]}
+
+
+def _fill_value(a):
+    """fill_constant's value: str_value, when set, carries what a float attr cannot (inf, int64)."""
+    s = a["str_value"]
+    if not s:
+        return a["value"]
+    try:
+        return int(s)
+    except ValueError:
+        return float(s)
+
+
+def _fill_ref(ins, a):
+    value = ins["ValueTensor"][0].reshape(-1)[0] if ins.get("ValueTensor") else _fill_value(a)
+    return {"Out": [np.full(as_shape(a["shape"]), value, to_numpy_dtype(a["dtype"]))]}
+
+
+def _fill_run(ins, outs, a, rng):
+    if ins.get("ValueTensor"):
+        outs["Out"][0].copy_(ins["ValueTensor"][0].reshape(-1)[0])
+    else:
+        outs["Out"][0].fill_(_fill_value(a))
+
+
+_define("fill_constant", "extern", ["ValueTensor?", "ShapeTensor?", "ShapeTensorList*?"],
+        ["Out"], {"shape": [], "value": 0.0, "dtype": 5, "str_value": "", "force_cpu": False,
+                  "place_type": -1}, _filled_infer, _fill_run, _fill_ref)
+
+
+def _seeded(a, rng):
+    """A fixed nonzero seed gives the same values on every run, as in Paddle."""
+    return torch.Generator().manual_seed(int(a["seed"])) if a["seed"] else rng
+
+
+def _np_rng(a):
+    return np.random.default_rng(a["seed"] if a["seed"] else None)
+
+
+def _uniform_run(ins, outs, a, rng):
+    out = outs["Out"][0]
+    if out.device.type != "cpu":  # a CPU generator cannot draw on another device
+        out.copy_(torch.empty(out.shape, dtype=out.dtype).uniform_(
+            a["min"], a["max"], generator=_seeded(a, rng)))
+    else:
+        out.uniform_(a["min"], a["max"], generator=_seeded(a, rng))
+
+
+def _uniform_ref(ins, a):
+    shape, dtype = as_shape(a["shape"]), to_numpy_dtype(a["dtype"])
+    return {"Out": [_np_rng(a).uniform(a["min"], a["max"], shape).astype(dtype)]}
+
+
+def _gaussian_run(ins, outs, a, rng):
+    out = outs["Out"][0]
+    if out.device.type != "cpu":
+        out.copy_(torch.empty(out.shape, dtype=out.dtype).normal_(
+            a["mean"], a["std"], generator=_seeded(a, rng)))
+    else:
+        out.normal_(a["mean"], a["std"], generator=_seeded(a, rng))
+
+
+def _gaussian_ref(ins, a):
+    shape, dtype = as_shape(a["shape"]), to_numpy_dtype(a["dtype"])
+    return {"Out": [_np_rng(a).normal(a["mean"], a["std"], shape).astype(dtype)]}
+
+
+_define("uniform_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
+        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5, "diag_num": 0,
+         "diag_step": 0, "diag_val": 1.0}, _filled_infer, _uniform_run, _uniform_ref,
+        stateful=True)
+_define("gaussian_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
+        {"shape": [], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": 5},
+        _filled_infer, _gaussian_run, _gaussian_ref, stateful=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# reshape2: a view. XShape ([0] + X's shape, no data) carries X's shape to the grad.
+
+def reshape_target(x_shape, target, op: str = "reshape2") -> tuple[int, ...]:
+    """Paddle's reshape rule: 0 copies X's dim at that index, one -1 takes what is left."""
+    out = []
+    for i, d in enumerate(target):
+        if d == 0:
+            if i >= len(x_shape):
+                raise ShapeError(f"op '{op}': shape {list(target)} copies dim {i} of "
+                                 f"X {list(x_shape)}, which has no such dim")
+            out.append(x_shape[i])
+        elif d >= -1:
+            out.append(d)
+        else:
+            raise ShapeError(f"op '{op}': shape {list(target)} has a negative dim other than -1")
+    if list(target).count(-1) > 1:
+        raise ShapeError(f"op '{op}': shape {list(target)} has more than one -1")
+    # Dims copied by 0 cancel out, so an unknown batch dim copied through still lets -1 resolve.
+    copied = {i for i, d in enumerate(target) if d == 0}
+    x_rest = [d for i, d in enumerate(x_shape) if i not in copied]
+    out_rest = [d for i, d in enumerate(out) if i not in copied and target[i] != -1]
+    if _known(x_rest):
+        have, want = _numel(x_rest), _numel(out_rest)
+        if -1 in target:
+            if want == 0 or have % want:
+                raise ShapeError(f"op '{op}': cannot reshape X {list(x_shape)} to {list(target)}")
+            out[list(target).index(-1)] = have // want
+        elif have != want:
+            raise ShapeError(f"op '{op}': cannot reshape X {list(x_shape)} ({have} elements "
+                             f"besides copied dims) to {list(target)}")
+    return tuple(out)
+
+
+def _reshape_infer(ins, a):
+    x = ins["X"][0]
+    return {"Out": [VarInfo(reshape_target(x.shape, a["shape"]), x.dtype, x.lod_level)],
+            "XShape": [VarInfo((0,) + tuple(x.shape), x.dtype, x.lod_level)]}
+
+
+def _reshape_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    return {"Out": [x.reshape(reshape_target(x.shape, a["shape"])).copy()],
+            "XShape": [np.zeros((0,) + x.shape, x.dtype)]}
+
+
+def _reshape_run(ins, outs, a, rng):
+    out = outs["Out"][0]
+    if out.data_ptr() != ins["X"][0].data_ptr():  # the runtime may have aliased them already
+        out.copy_(ins["X"][0].reshape(out.shape))
+
+
+def _reshape_grad(op: OpDesc) -> list[OpDesc]:
+    if not present(op.output("XShape")):
+        raise OpError(f"op 'reshape2' needs its XShape output to be differentiated "
+                      f"(X {op.input('X')})")
+    return [OpDesc("reshape2_grad", {"XShape": op.output("XShape"),
+                                     "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+def _from_xshape(ins, a):
+    xs = ins["XShape"][0]
+    return {"X@GRAD": [VarInfo(tuple(xs.shape[1:]), ins["Out@GRAD"][0].dtype, xs.lod_level)]}
+
+
+def _reshape_grad_ref(ins, a):
+    shape = np.asarray(ins["XShape"][0]).shape[1:]
+    return {"X@GRAD": [np.asarray(ins["Out@GRAD"][0]).reshape(shape).copy()]}
+
+
+def _reshape_grad_run(ins, outs, a, rng):
+    dx = outs["X@GRAD"][0]
+    if dx.data_ptr() != ins["Out@GRAD"][0].data_ptr():
+        dx.copy_(ins["Out@GRAD"][0].reshape(dx.shape))
+
+
+RESHAPE_ATTRS = {"shape": [], "use_quantizer": False}
+_define("reshape2", "view", ["X", "Shape?", "ShapeTensor*?"], ["Out", "XShape?"], RESHAPE_ATTRS,
+        _reshape_infer, _reshape_run, _reshape_ref, _reshape_grad)
+_define("reshape2_grad", "view", ["XShape", "Out@GRAD"], ["X@GRAD?"], RESHAPE_ATTRS,
+        _from_xshape, _reshape_grad_run, _reshape_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# transpose2
+
+def _check_perm(perm, rank: int) -> tuple[int, ...]:
+    if sorted(p % max(rank, 1) for p in perm) != list(range(rank)) or len(perm) != rank:
+        raise ShapeError(f"op 'transpose2': axis {list(perm)} is not a permutation of "
+                         f"{rank} dims")
+    return tuple(p % rank for p in perm)
+
+
+def _inverse(perm) -> list[int]:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+def _transpose_infer(ins, a):
+    x = ins["X"][0]
+    perm = _check_perm(a["axis"], len(x.shape))
+    return {"Out": [VarInfo(tuple(x.shape[p] for p in perm), x.dtype, x.lod_level)],
+            "XShape": [VarInfo((0,) + tuple(x.shape), x.dtype, x.lod_level)]}
+
+
+def _transpose_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    perm = _check_perm(a["axis"], x.ndim)
+    return {"Out": [np.ascontiguousarray(x.transpose(perm))],
+            "XShape": [np.zeros((0,) + x.shape, x.dtype)]}
+
+
+def _transpose_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("transpose2_grad", {"XShape": op.output("XShape"),
+                                       "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+def _transpose_grad_ref(ins, a):
+    d = np.asarray(ins["Out@GRAD"][0])
+    return {"X@GRAD": [np.ascontiguousarray(d.transpose(_inverse(_check_perm(a["axis"],
+                                                                             d.ndim))))]}
+
+
+TRANSPOSE_ATTRS = {"axis": [], "data_format": "AnyLayout", "use_quantizer": False}
+_define("transpose2", "extern", ["X"], ["Out", "XShape?"], TRANSPOSE_ATTRS, _transpose_infer,
+        lambda ins, outs, a, rng: outs["Out"][0].copy_(ins["X"][0].permute(a["axis"])),
+        _transpose_ref, _transpose_grad)
+_define("transpose2_grad", "extern", ["XShape", "Out@GRAD"], ["X@GRAD?"], TRANSPOSE_ATTRS,
+        _from_xshape,
+        lambda ins, outs, a, rng: outs["X@GRAD"][0].copy_(
+            ins["Out@GRAD"][0].permute(_inverse(_check_perm(a["axis"], ins["Out@GRAD"][0].dim())))),
+        _transpose_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# concat and its grad (a split of Out@GRAD back into the inputs' sizes along axis)
+
+def _concat_infer(ins, a):
+    xs = ins["X"]
+    rank = len(xs[0].shape)
+    axis = a["axis"]
+    if not -rank <= axis < rank:
+        raise ShapeError(f"op 'concat': axis {axis} is out of range for rank {rank}")
+    axis %= rank
+    out = list(xs[0].shape)
+    for x in xs[1:]:
+        if len(x.shape) != rank:
+            raise ShapeError(f"op 'concat': inputs of ranks {[len(v.shape) for v in xs]} differ")
+        for i, d in enumerate(x.shape):
+            if i == axis:
+                out[i] = -1 if -1 in (out[i], d) else out[i] + d
+            elif out[i] == -1:
+                out[i] = d
+            elif d not in (-1, out[i]):
+                raise ShapeError(f"op 'concat': shapes {[list(v.shape) for v in xs]} differ "
+                                 f"outside axis {axis}")
+    return {"Out": [VarInfo(tuple(out), xs[0].dtype, xs[0].lod_level)]}
+
+
+def _concat_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("concat_grad", {"X": op.input("X"),
+                                   "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "X"), dict(op.attrs))]
+
+
+def _concat_grad_infer(ins, a):
+    return {"X@GRAD": list(ins["X"])}
+
+
+def _concat_grad_ref(ins, a):
+    d = np.asarray(ins["Out@GRAD"][0])
+    axis = a["axis"] % d.ndim
+    sizes = np.cumsum([np.asarray(x).shape[axis] for x in ins["X"]])[:-1]
+    return {"X@GRAD": [p.copy() for p in np.split(d, sizes, axis=axis)]}
+
+
+def _concat_grad_run(ins, outs, a, rng):
+    d = ins["Out@GRAD"][0]
+    axis = a["axis"] % d.dim()
+    # Dropped grads arrive as None (or the list is absent); their slices are skipped.
+    targets = outs.get("X@GRAD", [])
+    parts = torch.split(d, [x.shape[axis] for x in ins["X"]], dim=axis)
+    for t, p in zip(targets, parts):
+        if t is not None:
+            t.copy_(p)
+
+
+CONCAT_ATTRS = {"axis": 0, "use_quantizer": False}
+_define("concat", "extern", ["X*", "AxisTensor?"], ["Out"], CONCAT_ATTRS, _concat_infer,
+        lambda ins, outs, a, rng: torch.cat(ins["X"], dim=a["axis"], out=outs["Out"][0]),
+        lambda ins, a: {"Out": [np.concatenate([np.asarray(x) for x in ins["X"]], axis=a["axis"])]},
+        _concat_grad)
+_define("concat_grad", "extern", ["X*", "Out@GRAD"], ["X@GRAD*?"], CONCAT_ATTRS,
+        _concat_grad_infer, _concat_grad_run, _concat_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, then a matrix product.
+
+MUL_ATTRS = {"x_num_col_dims": 1, "y_num_col_dims": 1, "scale_x": 1.0, "scale_y": [1.0],
+             "scale_out": 1.0, "force_fp32_output": False}
+
+
+def _flat(shape, n: int) -> tuple[int, int]:
+    """shape flattened to 2-D: the first n dims, then the rest (-1 when any is unknown)."""
+    def prod(ds):
+        return -1 if any(d < 0 for d in ds) else _numel(ds)
+    return prod(shape[:n]), prod(shape[n:])
+
+
+def _mul_infer(ins, a):
+    x, y = ins["X"][0], ins["Y"][0]
+    xn, yn = a["x_num_col_dims"], a["y_num_col_dims"]
+    if not (0 < xn < len(x.shape) and 0 < yn < len(y.shape)):
+        raise ShapeError(f"op 'mul': x_num_col_dims={xn} / y_num_col_dims={yn} do not fit "
+                         f"X {list(x.shape)} and Y {list(y.shape)}")
+    k1, k2 = _flat(x.shape, xn)[1], _flat(y.shape, yn)[0]
+    if -1 not in (k1, k2) and k1 != k2:
+        raise ShapeError(f"op 'mul': X {list(x.shape)} flattened at {xn} and Y "
+                         f"{list(y.shape)} flattened at {yn} do not multiply ({k1} vs {k2})")
+    return {"Out": [VarInfo(tuple(x.shape[:xn]) + tuple(y.shape[yn:]), x.dtype, x.lod_level)]}
+
+
+def _mul_2d(x, y, a):
+    """X and Y as the 2-D matrices mul multiplies (numpy or torch)."""
+    return (x.reshape(_numel(x.shape[:a["x_num_col_dims"]]), -1),
+            y.reshape(_numel(y.shape[:a["y_num_col_dims"]]), -1))
+
+
+def _mul_ref(ins, a):
+    x, y = np.asarray(ins["X"][0]), np.asarray(ins["Y"][0])
+    x2, y2 = _mul_2d(x, y, a)
+    out_shape = x.shape[:a["x_num_col_dims"]] + y.shape[a["y_num_col_dims"]:]
+    return {"Out": [(x2 @ y2).reshape(out_shape)]}
+
+
+def _mul_run(ins, outs, a, rng):
+    x2, y2 = _mul_2d(ins["X"][0], ins["Y"][0], a)
+    torch.mm(x2, y2, out=outs["Out"][0].view(x2.shape[0], y2.shape[1]))
+
+
+def _matmul_grad_maker(op_type: str):
+    def grad(op: OpDesc) -> list[OpDesc]:
+        return [OpDesc(op_type, {"X": op.input("X"), "Y": op.input("Y"),
+                                 "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                       grad_like(op, "X", "Y"), dict(op.attrs))]
+    return grad
+
+
+def _mul_grads(x, y, d, a):
+    """(dX, dY) of mul for numpy or torch arrays."""
+    x2, y2 = _mul_2d(x, y, a)
+    d2 = d.reshape(x2.shape[0], y2.shape[1])
+    return (d2 @ y2.T).reshape(x.shape), (x2.T @ d2).reshape(y.shape)
+
+
+def _xy_grad_infer(ins, a):
+    return {"X@GRAD": [ins["X"][0]], "Y@GRAD": [ins["Y"][0]]}
+
+
+def _grads_ref(fn):
+    def reference(ins, a):
+        x, y, d = (np.asarray(ins[s][0]) for s in ("X", "Y", "Out@GRAD"))
+        dx, dy = fn(x, y, d, a)
+        return {"X@GRAD": [np.ascontiguousarray(dx, x.dtype)],
+                "Y@GRAD": [np.ascontiguousarray(dy, y.dtype)]}
+    return reference
+
+
+def _grads_run(fn):
+    def run(ins, outs, a, rng):
+        dx, dy = fn(ins["X"][0], ins["Y"][0], ins["Out@GRAD"][0], a)
+        for slot, v in (("X@GRAD", dx), ("Y@GRAD", dy)):
+            if outs.get(slot) and outs[slot][0] is not None:
+                outs[slot][0].copy_(v)
+    return run
+
+
+_define("mul", "extern", ["X", "Y"], ["Out"], MUL_ATTRS, _mul_infer, _mul_run, _mul_ref,
+        _matmul_grad_maker("mul_grad"))
+_define("mul_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], MUL_ATTRS,
+        _xy_grad_infer, _grads_run(_mul_grads), _grads_ref(_mul_grads))
+
+
+# ---------------------------------------------------------------------------------------------
+# matmul (1.x: transpose_X/transpose_Y/alpha) and matmul_v2 (2.x: trans_x/trans_y).
+# Both broadcast batch dims numpy-style; a 1-D X is a row vector, a 1-D Y a column vector, and
+# their unit dims are dropped from Out (an all-dropped result is [1]).
+
+def _mm_flags(a) -> tuple[bool, bool, float]:
+    if "trans_x" in a:
+        return bool(a["trans_x"]), bool(a["trans_y"]), 1.0
+    return bool(a["transpose_X"]), bool(a["transpose_Y"]), float(a["alpha"])
+
+
+def _mm_shapes(op: str, xs, ys, tx: bool, ty: bool):
+    """(x as >=2-D, y as >=2-D, out shape) for matmul's operand shapes."""
+    x2 = (1,) + tuple(xs) if len(xs) == 1 else tuple(xs)
+    y2 = tuple(ys) + (1,) if len(ys) == 1 else tuple(ys)
+    if len(xs) > 1 and tx:
+        x2 = x2[:-2] + (x2[-1], x2[-2])
+    if len(ys) > 1 and ty:
+        y2 = y2[:-2] + (y2[-1], y2[-2])
+    if not len(xs) or not len(ys):
+        raise ShapeError(f"op '{op}': operands must have rank >= 1, got X {list(xs)}, "
+                         f"Y {list(ys)}")
+    if -1 not in (x2[-1], y2[-2]) and x2[-1] != y2[-2]:
+        raise ShapeError(f"op '{op}': X {list(xs)} and Y {list(ys)} do not multiply "
+                         f"(transpose X={tx}, Y={ty}: {x2[-1]} vs {y2[-2]})")
+    batch = broadcast_shape(x2[:-2], y2[:-2], op)
+    out = batch + ((x2[-2],) if len(xs) > 1 else ()) + ((y2[-1],) if len(ys) > 1 else ())
+    return out or (1,)
+
+
+def _matmul_infer_fn(op: str):
+    def infer(ins, a):
+        x, y = ins["X"][0], ins["Y"][0]
+        tx, ty, _ = _mm_flags(a)
+        return {"Out": [VarInfo(_mm_shapes(op, x.shape, y.shape, tx, ty), x.dtype, x.lod_level)]}
+    return infer
+
+
+def _mt(t):
+    """Swap the last two axes (numpy or torch)."""
+    return t.swapaxes(-1, -2)
+
+
+def _as_matrices(x, y, tx: bool, ty: bool):
+    """x and y promoted to >= 2-D and transposed as the flags say (views)."""
+    x2 = x.reshape(1, -1) if x.ndim == 1 else (_mt(x) if tx else x)
+    y2 = y.reshape(-1, 1) if y.ndim == 1 else (_mt(y) if ty else y)
+    return x2, y2
+
+
+def _matmul_fwd(x, y, a):
+    tx, ty, alpha = _mm_flags(a)
+    x2, y2 = _as_matrices(x, y, tx, ty)
+    out = x2 @ y2
+    return out * alpha if alpha != 1.0 else out
+
+
+def _unbroadcast(g, shape):
+    """Sum g over the leading and size-1 dims broadcasting added to reach it from `shape`."""
+    lead = g.ndim - len(shape)
+    if lead:
+        g = g.sum(axis=tuple(range(lead)))
+    dims = tuple(i for i, d in enumerate(shape) if d == 1 and g.shape[i] != 1)
+    return g.sum(axis=dims, keepdims=True) if dims else g
+
+
+def _matmul_grads(x, y, d, a):
+    """(dX, dY) of matmul/matmul_v2 for numpy or torch arrays."""
+    tx, ty, alpha = _mm_flags(a)
+    x2, y2 = _as_matrices(x, y, tx, ty)
+    batch = tuple(np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])))
+    d2 = d.reshape(batch + (x2.shape[-2], y2.shape[-1]))
+    if alpha != 1.0:
+        d2 = d2 * alpha
+    dx2, dy2 = d2 @ _mt(y2), _mt(x2) @ d2  # grads of the promoted, transposed operands
+    dx2 = _unbroadcast(dx2, tuple(x2.shape))
+    dy2 = _unbroadcast(dy2, tuple(y2.shape))
+    dx = dx2.reshape(x.shape) if x.ndim == 1 else (_mt(dx2) if tx else dx2)
+    dy = dy2.reshape(y.shape) if y.ndim == 1 else (_mt(dy2) if ty else dy2)
+    return dx, dy
+
+
+def _matmul_ref(ins, a):
+    x, y = np.asarray(ins["X"][0]), np.asarray(ins["Y"][0])
+    out = np.asarray(_matmul_fwd(x, y, a), dtype=x.dtype)
+    return {"Out": [np.ascontiguousarray(out).reshape(
+        _mm_shapes("matmul", x.shape, y.shape, *_mm_flags(a)[:2]))]}
+
+
+def _matmul_run(ins, outs, a, rng):
+    out = outs["Out"][0]
+    out.copy_(_matmul_fwd(ins["X"][0], ins["Y"][0], a).reshape(out.shape))
+
+
+MATMUL_ATTRS = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0, "head_number": 1,
+                "force_fp32_output": False, "fused_reshape_X": [], "fused_reshape_Y": [],
+                "fused_transpose_X": [], "fused_transpose_Y": [], "fused_reshape_Out": [],
+                "fused_transpose_Out": []}
+MATMUL_V2_ATTRS = {"trans_x": False, "trans_y": False}
+for _type, _attrs in (("matmul", MATMUL_ATTRS), ("matmul_v2", MATMUL_V2_ATTRS)):
+    _define(_type, "extern", ["X", "Y"], ["Out"], _attrs, _matmul_infer_fn(_type), _matmul_run,
+            _matmul_ref, _matmul_grad_maker(_type + "_grad"))
+    _define(_type + "_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], _attrs,
+            _xy_grad_infer, _grads_run(_matmul_grads), _grads_ref(_matmul_grads))

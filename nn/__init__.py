@@ -1,0 +1,2 @@
+"""paddle.nn: the functional ops usable in static programs."""
+from . import functional  # noqa: F401

@@ -1,0 +1,117 @@
+"""A compiled plan: the generated library, an arena of buffers, and the calls of one run."""
+from __future__ import annotations
+
+import ctypes
+import functools
+
+import numpy as np
+import torch
+
+from ..codegen import generate_c
+from ..codegen.compiler import load_c
+from ..frontend.errors import FluidcError, UninitializedVarError
+from ..frontend.ops import get_op_def
+from ..passes.fuse import Extern
+from ..passes.pipeline import LoweredProgram
+from ..passes.prune import needed_inputs
+from .scope import Scope
+from .tensor import LoDTensor, torch_dtype
+
+
+def _ops_of(lowered: LoweredProgram):
+    for step in lowered.steps:
+        yield from ([step.op] if isinstance(step, Extern) else step.ops)
+
+
+class Plan:
+    """Everything one (program, feed signature, fetches) needs to run with no graph work."""
+
+    def __init__(self, lowered: LoweredProgram, random_seed: int = 0) -> None:
+        self.lowered = lowered
+        self.random_seed = random_seed
+        infos = lowered.infos
+        self.module = generate_c(lowered.steps, infos)
+        self.lib = load_c(self.module.source) if any(
+            isinstance(s, str) for s in self.module.schedule) else None
+        state = set(lowered.state)
+        names = set(self.module.slots) | set(lowered.feeds) | set(lowered.fetches) | {
+            n for s in lowered.steps if isinstance(s, Extern)
+            for n in s.op.input_arg_names + s.op.output_arg_names}
+        # Arena: every non-state buffer, allocated once and reused by every run.
+        self.arena = {n: torch.empty(tuple(infos[n].shape), dtype=torch_dtype(infos[n].dtype))
+                      for n in sorted(names - state) if n in infos}
+        self.table = (ctypes.c_void_p * max(1, len(self.module.slots)))()
+        for n, slot in self.module.slots.items():
+            if n in self.arena:
+                self.table[slot] = self.arena[n].data_ptr()
+        self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
+        self.feed_views = [(n, self.arena[n].numpy()) for n in lowered.feeds if n in self.arena]
+        self.scope: Scope | None = None
+        self.bound: list[tuple] = []
+        self.calls: list = []
+        self.fetchers: list = []
+        self._generators: dict[int, torch.Generator] = {}
+
+    # -- binding the scope's persistables ---------------------------------------------------
+    def bind(self, scope: Scope) -> None:
+        """Point the plan at the scope's tensors, creating those this plan initializes."""
+        infos = self.lowered.infos
+        tensors = dict(self.arena)
+        bound = []
+        for n in self.lowered.state:
+            holder = scope.find_var(n)
+            info = infos[n]
+            want = (tuple(info.shape), torch_dtype(info.dtype))
+            t = holder._tensor._t if holder is not None else None
+            if t is None or (tuple(t.shape), t.dtype) != want:
+                if n in self.state_read:
+                    if t is None:
+                        raise UninitializedVarError(
+                            f"persistable var '{n}' has no value in the scope: run the startup "
+                            f"program (or load a checkpoint) before this program")
+                    raise FluidcError(f"var '{n}' in the scope has shape {list(t.shape)} and "
+                                      f"dtype {t.dtype}, but the program expects {list(want[0])} "
+                                      f"{want[1]}")
+                t = torch.empty(want[0], dtype=want[1])
+                holder = holder or scope.var(n)
+                holder._tensor._t = t
+            tensors[n] = t
+            bound.append((holder._tensor, t))
+            slot = self.module.slots.get(n)
+            if slot is not None:
+                self.table[slot] = t.data_ptr()
+        self.calls = [self._call(s, tensors) for s in self.module.schedule]
+        self.fetchers = [tensors[n] for n in self.lowered.fetches]
+        self.bound = bound
+        self.scope = scope
+
+    def _call(self, step, tensors):
+        if isinstance(step, str):
+            fn = getattr(self.lib, step)
+            fn.argtypes = [ctypes.c_void_p]
+            fn.restype = None
+            return functools.partial(fn, ctypes.addressof(self.table))
+        op = step.op
+        opdef = get_op_def(op.type)
+        ins = {k: [tensors[n] for n in v] for k, v in op.inputs.items()}
+        outs = {k: [tensors[n] for n in v] for k, v in op.outputs.items() if v and v[0] != "@EMPTY@"}
+        return functools.partial(opdef.run, ins, outs, op.attrs, self._generator(op))
+
+    def _generator(self, op) -> torch.Generator:
+        g = torch.Generator()
+        seed = int(op.attrs.get("seed", 0) or 0) or self.random_seed
+        g.manual_seed(seed if seed else int(torch.randint(0, 2**62, (1,)).item()))
+        return g
+
+    # -- one run ----------------------------------------------------------------------------
+    def run(self, feed: dict[str, np.ndarray], scope: Scope, return_numpy: bool = True) -> list:
+        """Copy feeds in, run every step, return copies of the fetches."""
+        if scope is not self.scope or any(h._t is not t for h, t in self.bound):
+            self.bind(scope)
+        for name, view in self.feed_views:
+            np.copyto(view, feed[name], casting="no")
+        for call in self.calls:
+            call()
+        if return_numpy:
+            return [t.numpy().copy() for t in self.fetchers]
+        return [LoDTensor(t.clone()) for t in self.fetchers]

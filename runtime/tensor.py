@@ -1,0 +1,105 @@
+"""LoDTensor: a torch tensor plus its level-of-detail offsets (lengths at the API)."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
+from ..frontend.errors import FluidcError
+
+TORCH_DTYPES = {
+    VarType.BOOL: torch.bool, VarType.UINT8: torch.uint8, VarType.INT8: torch.int8,
+    VarType.INT16: torch.int16, VarType.INT32: torch.int32, VarType.INT64: torch.int64,
+    VarType.FP16: torch.float16, VarType.BF16: torch.bfloat16, VarType.FP32: torch.float32,
+    VarType.FP64: torch.float64,
+}
+_FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
+
+
+def torch_dtype(dtype) -> torch.dtype:
+    """VarType (or any spelling) -> torch dtype."""
+    return TORCH_DTYPES[convert_dtype(dtype)]
+
+
+def to_torch(array: np.ndarray) -> torch.Tensor:
+    """A torch tensor sharing memory with a contiguous numpy array."""
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+class LoDTensor:
+    """A tensor with optional LoD: offsets per level, as Paddle stores them."""
+
+    def __init__(self, tensor: torch.Tensor | None = None, lod: list[list[int]] | None = None) -> None:
+        self._t = tensor
+        self._lod = [list(level) for level in (lod or [])]
+
+    # -- data -------------------------------------------------------------------------------
+    def set(self, array, place=None) -> None:
+        """Copy `array` (numpy, list, or LoDTensor) in."""
+        if isinstance(array, LoDTensor):
+            self._t = array._t.clone()
+            return
+        arr = np.array(array, copy=True)
+        if arr.dtype == np.float64 and not isinstance(array, np.ndarray):
+            arr = arr.astype(np.float32)
+        self._t = to_torch(arr)
+
+    @property
+    def tensor(self) -> torch.Tensor:
+        """The underlying torch tensor (shared, not copied)."""
+        if self._t is None:
+            raise FluidcError("this LoDTensor holds no data yet")
+        return self._t
+
+    def _is_initialized(self) -> bool:
+        return self._t is not None
+
+    def shape(self) -> list[int]:
+        return list(self.tensor.shape)
+
+    def _dtype(self) -> VarType:
+        return _FROM_TORCH[self.tensor.dtype]
+
+    def numpy(self) -> np.ndarray:
+        """A numpy view of the data (CPU)."""
+        return self.tensor.detach().cpu().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy()
+        return arr.astype(dtype) if dtype is not None else arr
+
+    # -- LoD --------------------------------------------------------------------------------
+    def lod(self) -> list[list[int]]:
+        """Offsets per level."""
+        return [list(level) for level in self._lod]
+
+    def set_lod(self, lod: list[list[int]]) -> None:
+        """Set offsets per level."""
+        self._lod = [list(map(int, level)) for level in lod]
+
+    def recursive_sequence_lengths(self) -> list[list[int]]:
+        """Lengths per level."""
+        return [[b - a for a, b in zip(level, level[1:])] for level in self._lod]
+
+    def set_recursive_sequence_lengths(self, lengths: list[list[int]]) -> None:
+        """Set lengths per level (stored as offsets)."""
+        self._lod = [list(np.concatenate([[0], np.cumsum(level)]).astype(int)) for level in lengths]
+
+    def has_valid_recursive_sequence_lengths(self) -> bool:
+        """Whether each level's offsets cover the next level (and the last covers the rows)."""
+        if not self._lod:
+            return True
+        for upper, lower in zip(self._lod, self._lod[1:]):
+            if upper[-1] != len(lower) - 1:
+                return False
+        for level in self._lod:
+            if level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
+                return False
+        return self._t is None or self._lod[-1][-1] == self._t.shape[0]
+
+    def __repr__(self) -> str:
+        return f"LoDTensor(shape={self.shape() if self._t is not None else None}, lod={self._lod})"
+
+
+def as_numpy_dtype(t: torch.Tensor) -> np.dtype:
+    return to_numpy_dtype(_FROM_TORCH[t.dtype])

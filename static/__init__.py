@@ -1,0 +1,11 @@
+"""paddle.static: the 2.x static-graph surface, re-exported."""
+from ..frontend.framework import Program, default_main_program, default_startup_program, program_guard
+from ..frontend.layers.tensor import create_global_var, static_data as data
+from ..passes.backward import append_backward
+from ..passes.strategy import BuildStrategy
+from ..runtime import CPUPlace, CUDAPlace, Executor, Scope, global_scope, scope_guard
+from . import nn
+
+__all__ = ["Program", "default_main_program", "default_startup_program", "program_guard",
+           "create_global_var", "data", "append_backward", "BuildStrategy", "CPUPlace",
+           "CUDAPlace", "Executor", "Scope", "global_scope", "scope_guard", "nn"]
