@@ -1,17 +1,13 @@
 """nn ops: inference (concrete and -1 dims), references against torch, extern runs against the
 references, and every grad against central finite differences of the forward reference."""
-import sys
-
-sys.path.insert(0, "/work")
-
 import numpy as np
 import pytest
 import torch
 
-from main.frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
-from main.frontend.errors import OpError, ShapeError
-from main.frontend.ops import math, nn, reduce, tensor  # noqa: F401  (registration)
-from main.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def, grad_name
+from fluidc.frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
+from fluidc.frontend.errors import OpError, ShapeError
+from fluidc.frontend.ops import math, nn, reduce, tensor  # noqa: F401  (registration)
+from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def, grad_name
 
 RNG = np.random.default_rng(0)
 

@@ -1,16 +1,12 @@
 """Optimizer ops: inference (concrete and -1 dims) and the update formulas against independent
 torch/numpy computations; adam's lowering against its reference."""
-import sys
-
-sys.path.insert(0, "/work")
-
 import numpy as np
 import pytest
 import torch
 
-from main.frontend.dtypes import VarType, convert_dtype
-from main.frontend.ops import math, optim, reduce  # noqa: F401  (registration)
-from main.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def
+from fluidc.frontend.dtypes import VarType, convert_dtype
+from fluidc.frontend.ops import math, optim, reduce  # noqa: F401  (registration)
+from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def
 
 RNG = np.random.default_rng(0)
 
@@ -92,7 +88,8 @@ def test_momentum(nesterov):
 def test_momentum_l2_decay():
     p, g, v = (RNG.standard_normal(5) for _ in range(3))
     d = get_op_def("momentum")
-    out = d.reference({"Param": [p], "Grad": [g], "Velocity": [v], "LearningRate": [np.array([0.1])]},
+    out = d.reference({"Param": [p], "Grad": [g], "Velocity": [v],
+                       "LearningRate": [np.array([0.1])]},
                       d.complete_attrs({"mu": 0.5, "regularization_method": "l2_decay",
                                         "regularization_coeff": 0.01}))
     v_out = 0.5 * v + g + 0.01 * p

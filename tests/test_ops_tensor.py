@@ -1,17 +1,13 @@
 """tensor ops: inference (concrete and -1 dims), references against numpy/torch, extern and view
 runs against the references, and every grad against central finite differences."""
-import sys
-
-sys.path.insert(0, "/work")
-
 import numpy as np
 import pytest
 import torch
 
-from main.frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
-from main.frontend.errors import OpError, ShapeError
-from main.frontend.ops import math, nn, reduce, tensor  # noqa: F401  (registration)
-from main.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def, grad_name
+from fluidc.frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
+from fluidc.frontend.errors import ShapeError
+from fluidc.frontend.ops import math, reduce, tensor  # noqa: F401  (registration)
+from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def, grad_name
 
 RNG = np.random.default_rng(0)
 

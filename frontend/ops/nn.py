@@ -47,7 +47,8 @@ def _softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     red = {"dim": [axis], "keep_dim": True, "reduce_all": False}
     m, shifted, e, z = new_var(kept), new_var(x), new_var(x), new_var(kept)
     return [OpDesc("reduce_max", {"X": op.input("X")}, {"Out": [m]}, dict(red)),
-            OpDesc("elementwise_sub", {"X": op.input("X"), "Y": [m]}, {"Out": [shifted]}, dict(_EW)),
+            OpDesc("elementwise_sub", {"X": op.input("X"), "Y": [m]}, {"Out": [shifted]},
+                   dict(_EW)),
             OpDesc("exp", {"X": [shifted]}, {"Out": [e]}, {}),
             OpDesc("reduce_sum", {"X": [e]}, {"Out": [z]}, dict(red)),
             OpDesc("elementwise_div", {"X": [e], "Y": [z]}, {"Out": op.output("Out")}, dict(_EW))]
@@ -81,7 +82,8 @@ def _softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
             OpDesc("reduce_sum", {"X": [prod]}, {"Out": [s]},
                    {"dim": [axis], "keep_dim": True, "reduce_all": False}),
             OpDesc("elementwise_sub", {"X": dout, "Y": [s]}, {"Out": [diff]}, dict(_EW)),
-            OpDesc("elementwise_mul", {"X": out, "Y": [diff]}, {"Out": op.output("X@GRAD")}, dict(_EW))]
+            OpDesc("elementwise_mul", {"X": out, "Y": [diff]}, {"Out": op.output("X@GRAD")},
+                   dict(_EW))]
 
 
 def _softmax_grad_ref(ins, a):
@@ -383,8 +385,9 @@ def _dropout_run(ins, outs, a, rng):
         return
     if a["fix_seed"]:
         rng = torch.Generator(device=x.device).manual_seed(int(a["seed"]))
-    keep = torch.rand(x.shape, generator=rng, device=x.device, dtype=torch.float32) \
-        >= a["dropout_prob"]
+    # Drawn on the generator's device (the runtime's may differ from X's), then moved.
+    u = torch.rand(x.shape, generator=rng, device=rng.device if rng is not None else x.device)
+    keep = u.to(x.device) >= a["dropout_prob"]
     torch.mul(x, keep.to(x.dtype) * train_scale, out=out)
     if mask is not None:
         mask.copy_(keep)
@@ -436,7 +439,7 @@ def _bn_infer(ins, a):
     c = x.shape[_channel_axis(a, len(x.shape))]
     for s in ("Scale", "Bias", "Mean", "Variance"):
         got = ins[s][0].shape
-        if len(got) != 1 or -1 not in (got[0], c) and got[0] != c:
+        if len(got) != 1 or (got[0] != c and -1 not in (got[0], c)):
             raise ShapeError(f"op 'batch_norm': {s} shape {list(got)} does not match the "
                              f"{c} channels of X {list(x.shape)}")
     stat = VarInfo((c,), ins["Mean"][0].dtype)

@@ -11,7 +11,7 @@ import torch
 
 from ..dtypes import convert_dtype, to_numpy_dtype
 from ..errors import OpError, ShapeError
-from .define import as_shape, broadcast_shape, grad_like, present, same_as
+from .define import as_shape, broadcast_shape, grad_like, present
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -64,9 +64,15 @@ _define("fill_constant", "extern", ["ValueTensor?", "ShapeTensor?", "ShapeTensor
                   "place_type": -1}, _filled_infer, _fill_run, _fill_ref)
 
 
-def _seeded(a, rng):
-    """A fixed nonzero seed gives the same values on every run, as in Paddle."""
-    return torch.Generator().manual_seed(int(a["seed"])) if a["seed"] else rng
+def _draw(out, a, rng, fill) -> None:
+    """fill(tensor, generator) into out; a nonzero seed attr repeats its values on every run."""
+    gen = torch.Generator(device=out.device).manual_seed(int(a["seed"])) if a["seed"] else rng
+    if gen is None or gen.device == out.device:
+        fill(out, gen)
+    else:  # the runtime's generator lives on another device: draw there, then copy
+        tmp = torch.empty(out.shape, dtype=out.dtype, device=gen.device)
+        fill(tmp, gen)
+        out.copy_(tmp)
 
 
 def _np_rng(a):
@@ -74,12 +80,7 @@ def _np_rng(a):
 
 
 def _uniform_run(ins, outs, a, rng):
-    out = outs["Out"][0]
-    if out.device.type != "cpu":  # a CPU generator cannot draw on another device
-        out.copy_(torch.empty(out.shape, dtype=out.dtype).uniform_(
-            a["min"], a["max"], generator=_seeded(a, rng)))
-    else:
-        out.uniform_(a["min"], a["max"], generator=_seeded(a, rng))
+    _draw(outs["Out"][0], a, rng, lambda t, g: t.uniform_(a["min"], a["max"], generator=g))
 
 
 def _uniform_ref(ins, a):
@@ -88,12 +89,7 @@ def _uniform_ref(ins, a):
 
 
 def _gaussian_run(ins, outs, a, rng):
-    out = outs["Out"][0]
-    if out.device.type != "cpu":
-        out.copy_(torch.empty(out.shape, dtype=out.dtype).normal_(
-            a["mean"], a["std"], generator=_seeded(a, rng)))
-    else:
-        out.normal_(a["mean"], a["std"], generator=_seeded(a, rng))
+    _draw(outs["Out"][0], a, rng, lambda t, g: t.normal_(a["mean"], a["std"], generator=g))
 
 
 def _gaussian_ref(ins, a):
@@ -488,8 +484,14 @@ def _matmul_ref(ins, a):
 
 
 def _matmul_run(ins, outs, a, rng):
+    tx, ty, alpha = _mm_flags(a)
+    x2, y2 = _as_matrices(ins["X"][0], ins["Y"][0], tx, ty)
     out = outs["Out"][0]
-    out.copy_(_matmul_fwd(ins["X"][0], ins["Y"][0], a).reshape(out.shape))
+    # Out less its dropped unit dims is contiguous, so the product can land in a view of it.
+    full = torch.broadcast_shapes(x2.shape[:-2], y2.shape[:-2]) + (x2.shape[-2], y2.shape[-1])
+    torch.matmul(x2, y2, out=out.view(full))
+    if alpha != 1.0:
+        out.mul_(alpha)
 
 
 MATMUL_ATTRS = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0, "head_number": 1,

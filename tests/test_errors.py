@@ -1,0 +1,96 @@
+"""Bad input: each raises a fluidc error naming the var or op, before any kernel runs."""
+import numpy as np
+import pytest
+
+import fluidc as fluid
+from fluidc.frontend.errors import (FeedError, FetchError, FluidcError, OpError, ShapeError,
+                                    UninitializedVarError)
+
+
+def _model():
+    x = fluid.layers.data(name="x", shape=[4], dtype="float32")
+    y = fluid.layers.fc(input=x, size=2)
+    return x, y
+
+
+def test_missing_feed_names_the_var():
+    _, y = _model()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    with pytest.raises(FeedError, match="'x'"):
+        exe.run(fetch_list=[y])
+
+
+def test_unknown_feed_and_fetch_names():
+    _, y = _model()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    with pytest.raises(FeedError, match="'nope'"):
+        exe.run(feed={"x": np.ones((1, 4), "float32"), "nope": np.ones(1)}, fetch_list=[y])
+    with pytest.raises(FetchError, match="'ghost'"):
+        exe.run(feed={"x": np.ones((1, 4), "float32")}, fetch_list=["ghost"])
+
+
+def test_wrong_feed_dtype():
+    _, y = _model()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    with pytest.raises(FeedError, match="'x' has dtype float64.*float32"):
+        exe.run(feed={"x": np.ones((1, 4))}, fetch_list=[y])
+
+
+def test_fluid_data_checks_declared_shape_but_layers_data_is_lax():
+    x = fluid.data(name="x", shape=[None, 4], dtype="float32")
+    y = fluid.layers.scale(x, 2.0)
+    exe = fluid.Executor(fluid.CPUPlace())
+    with pytest.raises(FeedError, match=r"'x' has shape \[2, 5\].*\[-1, 4\]"):
+        exe.run(feed={"x": np.ones((2, 5), "float32")}, fetch_list=[y])
+    assert exe.run(feed={"x": np.ones((3, 4), "float32")}, fetch_list=[y])[0].shape == (3, 4)
+
+
+def test_shape_no_op_accepts_names_op_and_shapes():
+    _, y = _model()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    with pytest.raises(ShapeError, match="mul"):
+        exe.run(feed={"x": np.ones((2, 5), "float32")}, fetch_list=[y])
+
+
+def test_non_scalar_loss():
+    _, y = _model()
+    with pytest.raises(FluidcError, match="loss 'fc_0.tmp_1' must hold one value"):
+        fluid.optimizer.SGD(learning_rate=0.1).minimize(y)
+
+
+def test_unknown_op_attribute():
+    x = fluid.layers.data(name="x", shape=[4], dtype="float32")
+    out = fluid.default_main_program().global_block().create_var(name="o", dtype="float32")
+    with pytest.raises(OpError, match="'relu' has no attribute 'alpha_typo'"):
+        fluid.default_main_program().global_block().append_op(
+            "relu", inputs={"X": [x]}, outputs={"Out": [out]}, attrs={"alpha_typo": 1})
+
+
+def test_running_main_before_startup():
+    _, y = _model()
+    exe = fluid.Executor(fluid.CPUPlace())
+    with pytest.raises(UninitializedVarError, match="fc_0.w_0.*startup"):
+        exe.run(feed={"x": np.ones((1, 4), "float32")}, fetch_list=[y])
+
+
+def test_odd_var_names_never_reach_generated_source():
+    names = ["x with space", "quote'\"x", "at@x.y", "ünï"]
+    block = fluid.default_main_program().global_block()
+    vars_ = [fluid.layers.data(name=n, shape=[3], dtype="float32", append_batch_size=False)
+             for n in names]
+    total = vars_[0]
+    for v in vars_[1:]:
+        total = fluid.layers.elementwise_add(total, v)
+    out = block.create_var(name="rés'ult \"1\"", dtype="float32")
+    block.append_op("relu", inputs={"X": [total]}, outputs={"Out": [out]})
+    exe = fluid.Executor(fluid.CPUPlace())
+    feed = {n: np.full(3, i + 1, "float32") for i, n in enumerate(names)}
+    got, = exe.run(feed=feed, fetch_list=[out])
+    np.testing.assert_array_equal(got, [10, 10, 10])
+    plan = next(iter(exe._plans.values()))
+    for n in names + [out.name]:
+        assert n not in plan.module.source
