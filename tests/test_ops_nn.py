@@ -321,8 +321,6 @@ def test_dropout_grad(impl):
     assert fwd.output("Mask")[0] in get_op_def("dropout").grad(fwd)[0].input_arg_names
 
 
-@pytest.mark.xfail(reason="define.pointwise's reference takes its dtype from the first input "
-                          "in the order given, not the first slot", strict=False)
 def test_dropout_grad_dtype_whatever_the_input_order():
     a = {"dropout_prob": 0.4}
     d = np.ones((2, 2), np.float32)

@@ -112,7 +112,7 @@ def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = N
         vals = {k: [x.reshape(s) for x, s in zip(v, aligned[k])] for k, v in arrays.items()}
         out = expr(numpy_handler, _in_values(opdef, vals), a)
         shape = np.broadcast_shapes(*[x.shape for v in vals.values() for x in v])
-        first = next(iter(arrays.values()))[0]
+        first = next(arrays[s.name][0] for s in in_slots if s.name in arrays)
         dtype = to_numpy_dtype(out_dtype(a, first.dtype)) if out_dtype else first.dtype
         return {k: [np.ascontiguousarray(np.broadcast_to(np.asarray(v), shape)).astype(dtype, copy=False)]
                 for k, v in out.items()}
