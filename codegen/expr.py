@@ -59,12 +59,26 @@ class ExprBuilder:
         return self.node("where", (c, a, b), np.result_type(a.dtype, b.dtype))
 
 
+# x + 0 -> x and x * 1 -> x: scale(x, 1.0, bias=0.0) and friends cost nothing.
+_IDENTITY = {"add": 0, "mul": 1}
+
+
+def _is_const(n: Node, value) -> bool:
+    return n.op == "constant" and n.args[0] == value
+
+
 def _make(name: str):
     def method(self: ExprBuilder, *args: Node) -> Node:
         if name in _COMPARE:
             dtype = _BOOL
         else:
             dtype = np.result_type(*[a.dtype for a in args])
+        if name in _IDENTITY:
+            a, b = args
+            if _is_const(b, _IDENTITY[name]) and a.dtype == dtype:
+                return a
+            if _is_const(a, _IDENTITY[name]) and b.dtype == dtype:
+                return b
         return self.node(name, args, dtype)
     method.__name__ = name
     return method

@@ -1,0 +1,92 @@
+"""Run fluidc's benchmarks and print one table.
+
+    python bench/run.py [overhead|mlp|all ...] [--json out.json] [--repeat N]
+    python -m bench ...            (from the repo root; same arguments)
+
+Competitors of a bench run side by side in one process with their repeats interleaved, so
+read the ratio column (median / fluidc's median): absolute times drift on a noisy machine.
+"""
+from __future__ import annotations
+
+if __name__ == "__main__" and not __package__:
+    # Run as a script: make the relative imports below resolve as the `bench` package.
+    import os as _os
+    import sys as _sys
+    _sys.path.insert(0, _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))))
+    __package__ = "bench"
+    import bench  # noqa: F401
+
+import argparse
+import os
+import platform
+import sys
+import time
+
+from .harness import format_table, write_json
+
+BENCHES = ("overhead", "mlp")
+
+
+def _setup_threads() -> dict:
+    """Pin torch to 2 threads (the machine's cores) so it competes on equal terms."""
+    info = {"cpu_count": os.cpu_count(), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}
+    try:
+        import torch
+        torch.set_num_threads(2)
+        info.update(torch=torch.__version__, torch_threads=torch.get_num_threads())
+    except ImportError:
+        info["torch"] = None
+    return info
+
+
+def _meta(thread_info: dict, selected: list[str], repeat: int | None) -> dict:
+    import numpy as np
+    import fluidc
+    return {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "python": platform.python_version(),
+            "machine": platform.machine(), "processor": platform.processor(),
+            "numpy": np.__version__, "fluidc": fluidc.__version__, "benches": selected,
+            "repeat": repeat, **thread_info}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: parse argv, run the selected benches, print the table (and write JSON)."""
+    ap = argparse.ArgumentParser(prog="bench", description=__doc__.strip().splitlines()[0])
+    ap.add_argument("benches", nargs="*", default=["all"], choices=[*BENCHES, "all"],
+                    help="which benches to run (default: all)")
+    ap.add_argument("--json", metavar="PATH", help="also write the rows and metadata as JSON")
+    ap.add_argument("--repeat", type=int, metavar="N",
+                    help="timed samples per competitor (default: per bench)")
+    ap.add_argument("-q", "--quiet", action="store_true", help="only print the table")
+    args = ap.parse_args(argv)
+    selected = list(BENCHES) if "all" in args.benches else list(dict.fromkeys(args.benches))
+    if args.repeat is not None and args.repeat < 1:
+        ap.error("--repeat must be at least 1")
+
+    meta = _meta(_setup_threads(), selected, args.repeat)
+    verbose = not args.quiet
+    rows: list[dict] = []
+    if "overhead" in selected:
+        from . import overhead
+        rows += overhead.run(args.repeat, verbose)
+    if "mlp" in selected:
+        from . import mlp_train
+        meta["mlp_parity"] = mlp_train.parity()
+        if verbose:
+            p = meta["mlp_parity"]
+            print(f"  [mlp parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
+                  f"torch loss {[round(v, 5) for v in p['torch_loss']]}, "
+                  f"max |diff| {p['max_abs_diff']:.2e}", flush=True)
+        rows += mlp_train.run(args.repeat, verbose)
+
+    print()
+    print(format_table(rows))
+    print("\nratio = median / fluidc's median in the same bench (same process, interleaved "
+          "repeats); below 1 means faster than fluidc.")
+    if args.json:
+        write_json(rows, args.json, meta)
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""Shared helpers of the backend tests: one-op programs, runs on the compiled C executor and on
+the numpy reference, and comparisons with dtype-aware tolerances."""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+import fluidc as fluid
+from fluidc.frontend.ops.registry import all_op_types, get_op_def
+from fluidc.runtime.reference import ReferencePlan, run_op
+
+# (rtol, atol) per float dtype; integer and bool results must match exactly.
+TOL = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-12, 1e-12)}
+
+
+def forward_op_types() -> set[str]:
+    """Every registered op that is not a gradient or a grad helper (elementwise_*_grad_x ...)."""
+    return {t for t in all_op_types() if "_grad" not in t}
+
+
+def seeded(key: str) -> np.random.Generator:
+    """A generator seeded from a test id, so every case draws the same inputs each run."""
+    return np.random.default_rng(zlib.crc32(key.encode()))
+
+
+def data_var(block, name: str, value: np.ndarray, stop_gradient: bool = True):
+    """A fed var declared with the feed's exact shape and dtype."""
+    return block.create_var(name=name, shape=value.shape, dtype=value.dtype.name, is_data=True,
+                            stop_gradient=stop_gradient)
+
+
+def append(block, op_type: str, inputs: dict, attrs: dict | None = None,
+           outputs: list[str] | None = None, prefix: str = "") -> tuple[object, dict]:
+    """Append op_type reading `inputs` (slot -> var or list of vars); a fresh var per output slot.
+
+    Returns (operator, {slot: var}); `outputs` defaults to every output slot of the op."""
+    opdef = get_op_def(op_type)
+    slots_ = outputs if outputs is not None else [s.name for s in opdef.outputs]
+    outs = {s: block.create_var(name=f"{prefix}{op_type}.{s}", dtype="float32") for s in slots_}
+    op = block.append_op(op_type, inputs, {s: [v] for s, v in outs.items()}, attrs or {})
+    return op, outs
+
+
+def one_op_program(op_type: str, inputs: dict, attrs: dict | None = None,
+                   outputs: list[str] | None = None):
+    """A program holding one op over data vars fed from `inputs` (slot -> array or list).
+
+    Returns (program, feed, {slot: output var name}, op desc)."""
+    program = fluid.Program()
+    block = program.global_block()
+    feed, in_vars = {}, {}
+    for slot, value in inputs.items():
+        arrays = value if isinstance(value, list) else [value]
+        names = [f"{slot.lower()}{i}" for i in range(len(arrays))]
+        feed.update(zip(names, arrays))
+        in_vars[slot] = [data_var(block, n, a) for n, a in zip(names, arrays)]
+    op, outs = append(block, op_type, in_vars, attrs, outputs)
+    return program, feed, {s: v.name for s, v in outs.items()}, op.desc
+
+
+def run_c(program, feed: dict, fetch: list[str], scope=None) -> list[np.ndarray]:
+    """Run on the compiled C executor in `scope` (a fresh one by default)."""
+    scope = scope if scope is not None else fluid.Scope()
+    with fluid.scope_guard(scope):
+        return fluid.Executor(fluid.CPUPlace()).run(program, feed=feed, fetch_list=fetch)
+
+
+def run_reference(program, feed: dict, fetch: list[str], scope=None) -> list[np.ndarray]:
+    """Run on the numpy reference executor."""
+    return ReferencePlan(program, list(feed), fetch).run(
+        feed, scope if scope is not None else fluid.Scope())
+
+
+def reference_op(desc, feed: dict) -> dict[str, np.ndarray]:
+    """The op's outputs by its numpy reference: name -> array."""
+    values = dict(feed)
+    run_op(desc, values, np.random.default_rng(0))
+    return values
+
+
+def assert_same(got: np.ndarray, want: np.ndarray, what: str = "",
+                tol: tuple[float, float] | None = None) -> None:
+    """Same dtype and shape, values within the dtype's tolerance (NaNs equal, Infs exact)."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype}, reference {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape}, reference {want.shape}"
+    if want.dtype.kind == "f":
+        rtol, atol = tol or TOL[want.dtype]
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)

@@ -1,0 +1,386 @@
+"""Every forward op through the compiled C backend against its numpy reference: float32 and
+float64, odd sizes, Paddle's elementwise axis broadcasting, reductions over various dims.
+
+CASES maps op type -> cases; test_every_forward_op_has_a_case fails when an op is registered
+without one. Random ops (RANDOM_OPS) can only be checked statistically, in their own tests."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+
+from fluidc.frontend.dtypes import VarType
+from fluidc.frontend.ops.registry import get_op_def
+
+from op_harness import (assert_same, forward_op_types, one_op_program, reference_op, run_c,
+                        seeded)
+
+FLOATS = ("float32", "float64")
+
+
+# --- input specs: drawn at test time in the case's float dtype ---------------------------------
+
+@dataclass
+class F:
+    """Uniform floats in [lo, hi) of the case dtype (`signed`: magnitudes in [lo, hi), random signs)."""
+
+    shape: tuple
+    lo: float = -2.0
+    hi: float = 2.0
+    signed: bool = False
+
+    def draw(self, rng, dtype):
+        x = rng.uniform(self.lo, self.hi, self.shape)
+        if self.signed:
+            x *= rng.choice([-1.0, 1.0], self.shape)
+        return x.astype(dtype)
+
+
+@dataclass
+class I:
+    """Uniform integers in [lo, hi) of a fixed dtype (`nonzero`: zeros replaced by hi - 1)."""
+
+    shape: tuple
+    lo: int
+    hi: int
+    dtype: str = "int64"
+    nonzero: bool = False
+
+    def draw(self, rng, _):
+        x = rng.integers(self.lo, self.hi, self.shape).astype(self.dtype)
+        return np.where(x == 0, self.hi - 1, x).astype(self.dtype) if self.nonzero else x
+
+
+@dataclass
+class P:
+    """Rows of probabilities (softmax of normals) along the last axis."""
+
+    shape: tuple
+
+    def draw(self, rng, dtype):
+        e = np.exp(rng.normal(size=self.shape))
+        return (e / e.sum(-1, keepdims=True)).astype(dtype)
+
+
+@dataclass
+class Const:
+    """A fixed value, in the case dtype unless it has its own."""
+
+    value: object
+    dtype: str | None = None
+
+    def draw(self, rng, dtype):
+        return np.array(self.value, dtype=self.dtype or dtype)
+
+
+@dataclass
+class Case:
+    """One op run: inputs (slot -> spec or list of specs), attrs, the dtypes to run it in, the
+    output slots to check (default: every non-dispensable one)."""
+
+    ins: dict
+    attrs: dict = field(default_factory=dict)
+    dtypes: tuple = FLOATS
+    outs: tuple | None = None
+    label: str = ""
+    tol: tuple | None = None  # (rtol, atol) where the float32 reference itself rounds more
+
+
+def f(*shape, **kw):
+    return F(shape, **kw)
+
+
+S = (3, 5, 7)  # odd sizes, so no vector width divides them
+BIG = (64, 1031)  # above PARALLEL_MIN: the OpenMP-parallel kernel paths
+POS = dict(lo=0.1, hi=3.0)
+AWAY_FROM_0 = dict(lo=0.5, hi=2.0, signed=True)
+
+CASES: dict[str, list[Case]] = {}
+
+
+def add(op_type: str, *cases: Case) -> None:
+    CASES.setdefault(op_type, []).extend(cases)
+
+
+# --- pointwise -------------------------------------------------------------------------------
+for _op, _spec in {"relu": f(*S), "sigmoid": f(*S, lo=-8, hi=8), "tanh": f(*S, lo=-4, hi=4),
+                   "exp": f(*S), "log": f(*S, **POS), "sqrt": f(*S, **POS),
+                   "rsqrt": f(*S, **POS), "square": f(*S), "abs": f(*S), "sign": f(*S),
+                   "floor": f(*S, lo=-5, hi=5), "assign": f(*S),
+                   "fill_zeros_like": f(*S)}.items():
+    add(_op, Case({"X": _spec}))
+add("tanh", Case({"X": f(*BIG)}, dtypes=("float32",), label="big"))
+add("exp", Case({"X": f(*BIG)}, dtypes=("float64",), label="big"))
+add("leaky_relu", Case({"X": f(*S)}, {"alpha": 0.1}))
+add("gelu", *[Case({"X": f(*S, lo=-4, hi=4)}, {"approximate": a}) for a in (False, True)])
+add("assign", Case({"X": I(S, -9, 9)}, dtypes=("int64",)))
+
+# Y's shape and Paddle's axis, against X [2, 3, 4, 5] unless given as (X, Y).
+BROADCASTS = {
+    "same": ((3, 5, 7), (3, 5, 7), -1),
+    "mid_axis1": ((2, 3, 4, 5), (3, 4), 1),
+    "trailing": ((2, 3, 4, 5), (5,), -1),
+    "scalar1": ((2, 3, 4, 5), (1,), -1),
+    "lead_axis0": ((2, 3, 4, 5), (2, 3), 0),
+    "axis2": ((2, 3, 4, 5), (4, 5), 2),
+    "y_trailing1_axis1": ((2, 3, 4, 5), (3, 1), 1),
+    "x_smaller_axis1": ((3, 4), (2, 3, 4, 5), 1),
+    "both_sides_1s": ((2, 1, 4), (3, 1), -1),
+    "big_mid": ((64, 33, 31), (33,), 1),
+}
+_BINARY_DOMAIN = {  # (X spec kwargs, Y spec kwargs)
+    "add": ({}, {}), "sub": ({}, {}), "mul": ({}, {}), "max": ({}, {}), "min": ({}, {}),
+    "div": ({}, AWAY_FROM_0), "pow": (dict(lo=0.5, hi=2.0), {}),
+    "floordiv": (dict(lo=-6, hi=6), AWAY_FROM_0), "mod": (dict(lo=-6, hi=6), AWAY_FROM_0),
+}
+for _kind, (_xk, _yk) in _BINARY_DOMAIN.items():
+    _which = BROADCASTS if _kind in ("add", "mul") else {k: BROADCASTS[k] for k in
+                                                         ("same", "mid_axis1", "scalar1")}
+    for _label, (_xs, _ys, _axis) in _which.items():
+        add(f"elementwise_{_kind}", Case({"X": F(_xs, **_xk), "Y": F(_ys, **_yk)},
+                                         {"axis": _axis}, label=_label))
+for _kind in ("add", "sub", "mul", "max", "min", "div", "floordiv", "mod"):
+    for _dt in ("int32", "int64"):
+        add(f"elementwise_{_kind}", Case({"X": I(S, -20, 20, _dt), "Y": I((5, 7), -5, 5, _dt, True)},
+                                         dtypes=(_dt,), label="int"))
+
+add("scale", Case({"X": f(*S)}, {"scale": 2.5, "bias": 0.5}),
+    Case({"X": f(*S)}, {"scale": -1.5, "bias": 0.25, "bias_after_scale": False}, label="bias_first"),
+    Case({"X": f(*S), "ScaleTensor": f(1)}, {"bias": 1.0}, label="tensor"))
+_CODES = {"bool": VarType.BOOL, "uint8": VarType.UINT8, "int32": VarType.INT32,
+          "int64": VarType.INT64, "float32": VarType.FP32, "float64": VarType.FP64}
+for _src, _dst, _spec in (("float32", "float64", f(*S)), ("float64", "float32", f(*S)),
+                          ("float32", "int32", f(*S, lo=-50, hi=50)),
+                          ("float64", "int64", f(*S, lo=-50, hi=50)),
+                          ("float32", "uint8", f(*S, lo=0, hi=250)),
+                          ("float32", "bool", I(S, -1, 2, "float32")),
+                          ("int64", "float32", I(S, -99, 99)),
+                          ("int32", "float64", I(S, -99, 99, "int32"))):
+    add("cast", Case({"X": _spec}, {"in_dtype": _CODES[_src], "out_dtype": _CODES[_dst]},
+                     dtypes=(_src,), label=f"to_{_dst}"))
+add("sum", Case({"X": [f(*S), f(*S), f(*S)]}), Case({"X": [f(*S)]}, label="one"))
+
+# --- reductions --------------------------------------------------------------------------------
+REDUCE_ATTRS = {
+    "dim0": {"dim": [0]}, "dim1_keep": {"dim": [1], "keep_dim": True}, "last": {"dim": [-1]},
+    "dims02_keep": {"dim": [0, 2], "keep_dim": True}, "all": {"reduce_all": True},
+    "all_keep": {"reduce_all": True, "keep_dim": True}, "dims_neg": {"dim": [-3, -1]},
+}
+for _kind in ("sum", "mean", "max", "min", "prod"):
+    _which = REDUCE_ATTRS if _kind in ("sum", "mean") else {
+        k: REDUCE_ATTRS[k] for k in ("dim1_keep", "dims02_keep", "all")}
+    _spec = f(*S, lo=0.6, hi=1.4) if _kind == "prod" else f(*S)
+    add(f"reduce_{_kind}", *[Case({"X": _spec}, a, label=k) for k, a in _which.items()])
+# numpy sums float32 in float32; 64..1031 terms of |x| < 2 round to ~1e-4 absolute.
+SUM32 = (1e-5, 1e-4)
+add("reduce_sum", Case({"X": f(*BIG)}, {"dim": [1]}, dtypes=("float32",), label="big_rows", tol=SUM32),
+    Case({"X": f(*BIG)}, {"reduce_all": True}, dtypes=("float64",), label="big_all"),
+    Case({"X": f(*BIG)}, {"dim": [0]}, dtypes=("float32",), label="big_cols", tol=SUM32),
+    Case({"X": I(S, -50, 50)}, {"dim": [1]}, dtypes=("int64",), label="int"))
+add("reduce_max", Case({"X": I(S, -50, 50, "int32")}, {"dim": [2]}, dtypes=("int32",),
+                       label="int"),
+    Case({"X": f(*BIG)}, {"dim": [1]}, dtypes=("float32",), label="big"))
+add("mean", Case({"X": f(*S)}), Case({"X": f(*BIG)}, dtypes=("float32",), label="big", tol=SUM32))
+
+# --- nn ----------------------------------------------------------------------------------------
+add("softmax", *[Case({"X": f(*S, lo=-5, hi=5)}, {"axis": a}, label=f"axis{a}") for a in (-1, 1, 0)])
+add("cross_entropy",
+    Case({"X": P((6, 5)), "Label": I((6, 1), 0, 5)}, label="hard"),
+    Case({"X": P((6, 5)), "Label": P((6, 5))}, {"soft_label": True}, label="soft"),
+    Case({"X": P((2, 3, 5)), "Label": I((2, 3, 1), 0, 5)}, dtypes=("float64",), label="3d"),
+    Case({"X": P((6, 5)), "Label": I((6, 1), 0, 3)}, {"ignore_index": 1}, dtypes=("float32",),
+         label="ignore"))
+add("softmax_with_cross_entropy",
+    Case({"Logits": f(6, 5, lo=-4, hi=4), "Label": I((6, 1), 0, 5)}, label="hard"),
+    Case({"Logits": f(6, 5, lo=-4, hi=4), "Label": P((6, 5))}, {"soft_label": True}, label="soft"),
+    Case({"Logits": f(2, 5, 3, lo=-4, hi=4), "Label": I((2, 1, 3), 0, 5)}, {"axis": 1},
+         dtypes=("float64",), label="axis1"),
+    Case({"Logits": f(6, 5), "Label": I((6, 1), 0, 3)}, {"ignore_index": 2}, dtypes=("float32",),
+         label="ignore"),
+    Case({"Logits": P((6, 5)), "Label": I((6, 1), 0, 5)}, {"use_softmax": False},
+         dtypes=("float64",), label="no_softmax"))
+add("top_k", Case({"X": f(4, 7)}, {"k": 3}), Case({"X": f(2, 3, 6)}, {"k": 1}, label="3d"))
+add("accuracy", Case({"Out": f(6, 3), "Indices": I((6, 3), 0, 4), "Label": I((6, 1), 0, 4)},
+                     dtypes=("float32",)))
+add("dropout", *[Case({"X": f(*S)}, {"is_test": True, "dropout_prob": 0.3,
+                                      "dropout_implementation": impl}, label=impl)
+                 for impl in ("downgrade_in_infer", "upscale_in_train")])
+_BN_OUTS = ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance")
+
+
+def _bn(x_shape, c, attrs, label, dtypes=FLOATS):
+    ins = {"X": F(x_shape), "Scale": f(c), "Bias": f(c), "Mean": f(c),
+           "Variance": f(c, lo=0.5, hi=2.0)}
+    return Case(ins, attrs, dtypes, _BN_OUTS, label)
+
+
+add("batch_norm", _bn((2, 3, 4, 5), 3, {}, "train"),
+    _bn((2, 3, 4, 5), 3, {"is_test": True}, "test"),
+    _bn((2, 4, 5, 3), 3, {"data_layout": "NHWC", "momentum": 0.8}, "nhwc", ("float64",)),
+    _bn((7, 3), 3, {"epsilon": 1e-3}, "2d", ("float32",)),
+    _bn((2, 3, 5), 3, {"use_global_stats": True}, "global_stats", ("float64",)))
+add("lookup_table", Case({"W": f(10, 4), "Ids": I((5, 1), 0, 10)}),
+    Case({"W": f(10, 4), "Ids": Const([[2], [3], [2], [9]], "int64")}, {"padding_idx": 2},
+         dtypes=("float32",), label="pad"))
+add("lookup_table_v2", Case({"W": f(10, 4), "Ids": I((2, 3), 0, 10)}),
+    Case({"W": f(10, 4), "Ids": Const([[8, 1], [8, 0]], "int64")}, {"padding_idx": -2},
+         dtypes=("float64",), label="neg_pad"))
+
+# --- tensor ------------------------------------------------------------------------------------
+add("fill_constant", *[Case({}, {"shape": [3, 5, 7], "dtype": _CODES[dt], **a}, dtypes=(dt,),
+                            label=lbl) for dt, a, lbl in (
+    ("float32", {"value": 1.5}, "value"), ("float64", {"value": -2.25}, "value"),
+    ("int64", {"str_value": "123456789012345"}, "big_int64"),
+    ("float32", {"str_value": "-inf"}, "inf"), ("int32", {"value": 7.0}, "int32"),
+    ("bool", {"value": 1.0}, "bool"))])
+add("reshape2", *[Case({"X": f(*S)}, {"shape": s}, outs=("Out",), label=str(s))
+                  for s in ([5, -1], [0, -1], [-1], [7, 3, 5, 1])])
+add("transpose2", Case({"X": f(*S)}, {"axis": [2, 0, 1]}, outs=("Out",)),
+    Case({"X": I((2, 3, 4, 5), -9, 9)}, {"axis": [0, 2, 3, 1]}, ("int64",), ("Out",), "int64"))
+add("concat", *[Case({"X": [f(2, 3, 4), f(2, 3, 4), f(2, 3, 4)]}, {"axis": a}, label=f"axis{a}")
+                for a in (0, 1, -1)],
+    Case({"X": [f(2, 3, 4), f(2, 5, 4), f(2, 1, 4)]}, {"axis": 1}, label="ragged"))
+add("mul", Case({"X": f(*S), "Y": f(35, 4)}),
+    Case({"X": f(*S), "Y": f(7, 4)}, {"x_num_col_dims": 2}, label="xn2"),
+    Case({"X": f(6, 5), "Y": f(5, 2, 3)}, label="y3d"),
+    Case({"X": f(3, 10), "Y": f(2, 5, 3)}, {"y_num_col_dims": 2}, label="yn2"))
+
+
+def _matmul_cases(tx: str, ty: str, extra: dict) -> list[Case]:
+    return [Case({"X": f(3, 5), "Y": f(5, 4)}),
+            Case({"X": f(5, 3), "Y": f(5, 4)}, {tx: True}, label="tx"),
+            Case({"X": f(3, 5), "Y": f(4, 5)}, {ty: True}, label="ty"),
+            Case({"X": f(2, 5, 3), "Y": f(2, 4, 5)}, {tx: True, ty: True}, label="batched_txy"),
+            Case({"X": f(2, 1, 3, 5), "Y": f(4, 5, 6)}, label="batch_broadcast"),
+            Case({"X": f(5), "Y": f(5)}, label="vec_vec"),
+            Case({"X": f(5), "Y": f(2, 5, 4)}, label="vec_batched"),
+            Case({"X": f(3, 5), "Y": f(5)}, {**extra}, label="mat_vec")]
+
+
+add("matmul", *_matmul_cases("transpose_X", "transpose_Y", {"alpha": 0.5}))
+add("matmul_v2", *_matmul_cases("trans_x", "trans_y", {}))
+
+# --- optimizers --------------------------------------------------------------------------------
+_PG = {"Param": f(3, 5), "Grad": f(3, 5), "LearningRate": Const([0.1])}
+add("sgd", Case(dict(_PG)))
+add("momentum", Case({**_PG, "Velocity": f(3, 5)}, {"mu": 0.9}),
+    Case({**_PG, "Velocity": f(3, 5)}, {"mu": 0.9, "use_nesterov": True}, label="nesterov"),
+    Case({**_PG, "Velocity": f(3, 5)}, {"mu": 0.8, "regularization_method": "l2_decay",
+                                        "regularization_coeff": 0.01, "rescale_grad": 0.5},
+         label="l2_rescale"))
+_ADAM = {**_PG, "Moment1": f(3, 5), "Moment2": f(3, 5, lo=0.0, hi=1.0),
+         "Beta1Pow": Const([0.9 ** 3]), "Beta2Pow": Const([0.999 ** 3])}
+_BETAS = {"Beta1Tensor": Const([0.8]), "Beta2Tensor": Const([0.99])}
+add("adam", Case(dict(_ADAM)), Case({**_ADAM, **_BETAS}, label="beta_tensors"),
+    Case(dict(_ADAM), {"use_global_beta_pow": True}, outs=("ParamOut", "Moment1Out", "Moment2Out"),
+         label="global_pow"))
+add("adam_update", Case(dict(_ADAM), {"epsilon": 1e-6}), Case({**_ADAM, **_BETAS}, label="betas"))
+
+# Random ops: only their statistics are checkable (tests below). dropout also has cases above.
+RANDOM_OPS = {"uniform_random", "gaussian_random", "dropout"}
+
+
+def _params():
+    for op_type, cases in sorted(CASES.items()):
+        for i, case in enumerate(cases):
+            for dt in case.dtypes:
+                yield pytest.param(op_type, case, dt, id=f"{op_type}-{case.label or i}-{dt}")
+
+
+def test_every_forward_op_has_a_case():
+    missing = forward_op_types() - set(CASES) - RANDOM_OPS
+    assert not missing, f"forward ops with no C-backend case in test_ops_c.py: {sorted(missing)}"
+    stateful = {t for t in forward_op_types() if get_op_def(t).stateful}
+    assert stateful <= RANDOM_OPS, f"random ops without a statistical test: {stateful - RANDOM_OPS}"
+
+
+@pytest.mark.parametrize("op_type,case,dtype", list(_params()))
+def test_op_matches_reference(op_type, case, dtype):
+    rng = seeded(f"{op_type}-{case.label}-{dtype}")
+    ins = {s: [x.draw(rng, dtype) for x in v] if isinstance(v, list) else v.draw(rng, dtype)
+           for s, v in case.ins.items()}
+    outs = case.outs or [s.name for s in get_op_def(op_type).outputs if not s.dispensable]
+    program, feed, names, desc = one_op_program(op_type, ins, case.attrs, list(outs))
+    fetch = [names[s] for s in outs]
+    got = run_c(program, feed, fetch)
+    want = reference_op(desc, feed)
+    for slot, name, g in zip(outs, fetch, got):
+        assert_same(g, want[name], f"{op_type}.{slot} ({dtype}, {case.label or case.attrs})",
+                    case.tol if dtype == "float32" else None)
+
+
+# --- special values: NaN, Inf, signed zero, denormals through the pointwise printers ----------
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310, -1e-310, 1e-30, 88.0, -88.0, 1e30, -1e30,
+           0.5, -0.5, 3.0, -3.0]
+SPECIAL_UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "square", "abs",
+                 "sign", "floor", "leaky_relu", "gelu"]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_special_values(dtype):
+    """One program applying every unary op to NaN/Inf/0/-0/denormals; maximum/minimum with NaN."""
+    import fluidc as fluid
+    from op_harness import append, data_var
+    with np.errstate(all="ignore"):
+        x = np.array(SPECIAL, dtype=dtype)
+    y = x[::-1].copy()
+    program = fluid.Program()
+    block = program.global_block()
+    xv, yv = data_var(block, "x", x), data_var(block, "y", y)
+    descs = [append(block, t, {"X": [xv]})[0].desc for t in SPECIAL_UNARY]
+    descs += [append(block, f"elementwise_{k}", {"X": [xv], "Y": [yv]})[0].desc
+              for k in ("max", "min", "div", "mul", "pow", "mod", "floordiv")]
+    fetch = [d.output("Out")[0] for d in descs]
+    feed = {"x": x, "y": y}
+    with np.errstate(all="ignore"):
+        want = {}
+        for d in descs:
+            want.update(reference_op(d, feed))
+    got = run_c(program, feed, fetch)
+    for name, g in zip(fetch, got):
+        assert_same(g, want[name], f"{name} on {SPECIAL}")
+        # Signed zeros and Infs must match exactly, not just within tolerance.
+        w = want[name]
+        exact = np.isinf(w) | (w == 0)
+        np.testing.assert_array_equal(np.signbit(g[exact]), np.signbit(w[exact]), err_msg=name)
+
+
+# --- random ops: statistics, ranges, determinism under a seed ---------------------------------
+
+def _run_random(op_type: str, attrs: dict, ins: dict | None = None, outs=("Out",)):
+    program, feed, names, _ = one_op_program(op_type, ins or {}, attrs, list(outs))
+    return [run_c(program, feed, [names[s] for s in outs]) for _ in range(2)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_uniform_random_statistics(dtype):
+    lo, hi = -2.0, 3.0
+    (a,), (b,) = _run_random("uniform_random", {"shape": [300, 200], "min": lo, "max": hi,
+                                                "dtype": _CODES[dtype], "seed": 7})
+    assert a.dtype == dtype and a.shape == (300, 200)
+    assert lo <= a.min() and a.max() < hi
+    assert abs(a.mean() - (lo + hi) / 2) < 0.03
+    assert abs(a.std() - (hi - lo) / np.sqrt(12)) < 0.03
+    np.testing.assert_array_equal(a, b)  # a fixed seed repeats
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gaussian_random_statistics(dtype):
+    (a,), (b,) = _run_random("gaussian_random", {"shape": [300, 200], "mean": 1.0, "std": 2.0,
+                                                 "dtype": _CODES[dtype]})
+    assert a.dtype == dtype and a.shape == (300, 200)
+    assert abs(a.mean() - 1.0) < 0.05 and abs(a.std() - 2.0) < 0.05
+    assert not np.array_equal(a, b)  # seed 0: fresh numbers each run
+
+
+@pytest.mark.parametrize("impl", ["downgrade_in_infer", "upscale_in_train"])
+def test_dropout_train_statistics(impl):
+    x = seeded(impl).uniform(1.0, 2.0, (300, 200)).astype("float32")
+    p = 0.3
+    (out, mask), _ = _run_random("dropout", {"dropout_prob": p, "dropout_implementation": impl},
+                                 {"X": x}, ("Out", "Mask"))
+    assert mask.dtype == np.uint8 and set(np.unique(mask)) <= {0, 1}
+    assert abs((mask == 0).mean() - p) < 0.01
+    scale = 1 / (1 - p) if impl == "upscale_in_train" else 1.0
+    np.testing.assert_allclose(out, x * mask * np.float32(scale), rtol=1e-6)
