@@ -50,6 +50,7 @@ class Plan:
         self.bound: list[tuple] = []
         self.calls: list = []
         self.fetchers: list = []
+        self.fetch_views: list = []
         self._generators: dict[int, torch.Generator] = {}
 
     # -- binding the scope's persistables ---------------------------------------------------
@@ -82,6 +83,7 @@ class Plan:
                 self.table[slot] = t.data_ptr()
         self.calls = [self._call(s, tensors) for s in self.module.schedule]
         self.fetchers = [tensors[n] for n in self.lowered.fetches]
+        self.fetch_views = [t.numpy() for t in self.fetchers]
         self.bound = bound
         self.scope = scope
 
@@ -113,5 +115,5 @@ class Plan:
         for call in self.calls:
             call()
         if return_numpy:
-            return [t.numpy().copy() for t in self.fetchers]
+            return [a.copy() for a in self.fetch_views]
         return [LoDTensor(t.clone()) for t in self.fetchers]

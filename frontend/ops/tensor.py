@@ -504,3 +504,31 @@ for _type, _attrs in (("matmul", MATMUL_ATTRS), ("matmul_v2", MATMUL_V2_ATTRS)):
             _matmul_ref, _matmul_grad_maker(_type + "_grad"))
     _define(_type + "_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], _attrs,
             _xy_grad_infer, _grads_run(_matmul_grads), _grads_ref(_matmul_grads))
+
+
+# ---------------------------------------------------------------------------------------------
+# assign_value: a constant tensor written into the program; feed/fetch: the executor's own ops.
+
+_VALUE_KEYS = ("fp32_values", "fp64_values", "int32_values", "int64_values", "bool_values")
+
+
+def _assign_value_ref(ins, a):
+    values = next((a[k] for k in _VALUE_KEYS if a.get(k)), [])
+    return {"Out": [np.array(values, to_numpy_dtype(a["dtype"])).reshape(as_shape(a["shape"]))]}
+
+
+def _assign_value_run(ins, outs, a, rng):
+    outs["Out"][0].copy_(torch.from_numpy(_assign_value_ref(ins, a)["Out"][0]))
+
+
+_define("assign_value", "extern", [], ["Out"],
+        {"shape": [], "dtype": 5, **{k: [] for k in _VALUE_KEYS}}, _filled_infer,
+        _assign_value_run, _assign_value_ref)
+
+
+def _keep_declared(ins, a):
+    return {}  # the fed / fetched var keeps the shape the program declares
+
+
+for _t, _ins, _outs in (("feed", "X", "Out"), ("fetch", "X", "Out")):
+    register(OpDef(_t, slots(_ins), slots(_outs), {"col": 0}, _keep_declared, _t))
