@@ -1,21 +1,51 @@
 """One C translation unit per compiled plan: a function per kernel, a segment per run of kernels."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ctypes
+import functools
+from dataclasses import dataclass, field
 
 from ..frontend.ops import VarInfo
 from ..passes.fuse import Extern, Kernel, Step
 from .c import c_type, render_kernel, render_module
+from .compiler import load_c
 from .kernel import build_spec
 
 
 @dataclass
 class CModule:
-    """Generated source; `schedule` is the plan's step order: a segment name or an Extern step."""
+    """Generated source; `schedule` is the plan's step order: a segment name or an Extern step.
+
+    The runtime drives every backend's module the same way: new_table() once, set_slot() per
+    bound buffer, segment(name, table) for a callable that runs that segment.
+    """
 
     source: str
     schedule: list[str | Extern]
     slots: dict[str, int]  # buffer name -> index in the segments' pointer table
+    lib: ctypes.CDLL | None = field(default=None, repr=False)
+
+    def load(self) -> "CModule":
+        """Compile (or find in the cache) and load the library, if there is any kernel."""
+        if any(isinstance(s, str) for s in self.schedule):
+            self.lib = load_c(self.source)
+        return self
+
+    def new_table(self):
+        """The pointer table the segments read their buffers from."""
+        return (ctypes.c_void_p * max(1, len(self.slots)))()
+
+    @staticmethod
+    def set_slot(table, slot: int, tensor) -> None:
+        """Point a slot at a (CPU, contiguous) tensor."""
+        table[slot] = tensor.data_ptr()
+
+    def segment(self, name: str, table):
+        """A no-argument callable running segment `name` over `table`."""
+        fn = getattr(self.lib, name)
+        fn.argtypes = [ctypes.c_void_p]
+        fn.restype = None
+        return functools.partial(fn, ctypes.addressof(table))
 
 
 def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
@@ -48,4 +78,4 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
             args.append(f"({'' if written else 'const '}{c_type(dtype)} *)s[{slot}]")
         calls.append(f"{name}({', '.join(args)})")
     close()
-    return CModule(render_module(kernels, segments), schedule, slots)
+    return CModule(render_module(kernels, segments), schedule, slots).load()

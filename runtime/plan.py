@@ -1,14 +1,12 @@
 """A compiled plan: the generated library, an arena of buffers, and the calls of one run."""
 from __future__ import annotations
 
-import ctypes
 import functools
 
 import numpy as np
 import torch
 
 from ..codegen import generate_c
-from ..codegen.compiler import load_c
 from ..frontend.errors import FluidcError, UninitializedVarError
 from ..frontend.ops import get_op_def
 from ..passes.fuse import Extern
@@ -26,26 +24,29 @@ def _ops_of(lowered: LoweredProgram):
 class Plan:
     """Everything one (program, feed signature, fetches) needs to run with no graph work."""
 
-    def __init__(self, lowered: LoweredProgram, random_seed: int = 0) -> None:
+    def __init__(self, lowered: LoweredProgram, random_seed: int = 0, generate=generate_c,
+                 device: str = "cpu") -> None:
         self.lowered = lowered
         self.random_seed = random_seed
+        self.device = torch.device(device)
         infos = lowered.infos
-        self.module = generate_c(lowered.steps, infos)
-        self.lib = load_c(self.module.source) if any(
-            isinstance(s, str) for s in self.module.schedule) else None
+        self.module = generate(lowered.steps, infos)
         state = set(lowered.state)
         names = set(self.module.slots) | set(lowered.feeds) | set(lowered.fetches) | {
             n for s in lowered.steps if isinstance(s, Extern)
             for n in s.op.input_arg_names + s.op.output_arg_names}
         # Arena: every non-state buffer, allocated once and reused by every run.
-        self.arena = {n: torch.empty(tuple(infos[n].shape), dtype=torch_dtype(infos[n].dtype))
+        self.arena = {n: torch.empty(tuple(infos[n].shape), dtype=torch_dtype(infos[n].dtype),
+                                     device=self.device)
                       for n in sorted(names - state) if n in infos}
-        self.table = (ctypes.c_void_p * max(1, len(self.module.slots)))()
+        self.table = self.module.new_table()
         for n, slot in self.module.slots.items():
             if n in self.arena:
-                self.table[slot] = self.arena[n].data_ptr()
+                self.module.set_slot(self.table, slot, self.arena[n])
         self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
-        self.feed_views = [(n, self.arena[n].numpy()) for n in lowered.feeds if n in self.arena]
+        self.on_cpu = self.device.type == "cpu"
+        self.feed_views = [(n, self.arena[n].numpy() if self.on_cpu else self.arena[n])
+                           for n in lowered.feeds if n in self.arena]
         self.scope: Scope | None = None
         self.bound: list[tuple] = []
         self.calls: list = []
@@ -64,6 +65,8 @@ class Plan:
             info = infos[n]
             want = (tuple(info.shape), torch_dtype(info.dtype))
             t = holder._tensor._t if holder is not None else None
+            if t is not None and t.device != self.device:
+                t = holder._tensor._t = t.to(self.device)
             if t is None or (tuple(t.shape), t.dtype) != want:
                 if n in self.state_read:
                     if t is None:
@@ -73,26 +76,23 @@ class Plan:
                     raise FluidcError(f"var '{n}' in the scope has shape {list(t.shape)} and "
                                       f"dtype {t.dtype}, but the program expects {list(want[0])} "
                                       f"{want[1]}")
-                t = torch.empty(want[0], dtype=want[1])
+                t = torch.empty(want[0], dtype=want[1], device=self.device)
                 holder = holder or scope.var(n)
                 holder._tensor._t = t
             tensors[n] = t
             bound.append((holder._tensor, t))
             slot = self.module.slots.get(n)
             if slot is not None:
-                self.table[slot] = t.data_ptr()
+                self.module.set_slot(self.table, slot, t)
         self.calls = [self._call(s, tensors) for s in self.module.schedule]
         self.fetchers = [tensors[n] for n in self.lowered.fetches]
-        self.fetch_views = [t.numpy() for t in self.fetchers]
+        self.fetch_views = [t.numpy() for t in self.fetchers] if self.on_cpu else []
         self.bound = bound
         self.scope = scope
 
     def _call(self, step, tensors):
         if isinstance(step, str):
-            fn = getattr(self.lib, step)
-            fn.argtypes = [ctypes.c_void_p]
-            fn.restype = None
-            return functools.partial(fn, ctypes.addressof(self.table))
+            return self.module.segment(step, self.table)
         op = step.op
         opdef = get_op_def(op.type)
         ins = {k: [tensors[n] for n in v] for k, v in op.inputs.items()}
@@ -110,10 +110,18 @@ class Plan:
         """Copy feeds in, run every step, return copies of the fetches."""
         if scope is not self.scope or any(h._t is not t for h, t in self.bound):
             self.bind(scope)
-        for name, view in self.feed_views:
-            np.copyto(view, feed[name], casting="no")
+        if self.on_cpu:
+            for name, view in self.feed_views:
+                np.copyto(view, feed[name], casting="no")
+            for call in self.calls:
+                call()
+            if return_numpy:
+                return [a.copy() for a in self.fetch_views]
+            return [LoDTensor(t.clone()) for t in self.fetchers]
+        for name, t in self.feed_views:  # device buffers
+            t.copy_(torch.from_numpy(np.ascontiguousarray(feed[name])))
         for call in self.calls:
             call()
         if return_numpy:
-            return [a.copy() for a in self.fetch_views]
-        return [LoDTensor(t.clone()) for t in self.fetchers]
+            return [t.cpu().numpy() for t in self.fetchers]
+        return [LoDTensor(t.cpu()) for t in self.fetchers]

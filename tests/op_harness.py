@@ -7,6 +7,7 @@ import zlib
 import numpy as np
 
 import fluidc as fluid
+from fluidc.frontend import unique_name
 from fluidc.frontend.ops.registry import all_op_types, get_op_def
 from fluidc.runtime.reference import ReferencePlan, run_op
 
@@ -31,13 +32,14 @@ def data_var(block, name: str, value: np.ndarray, stop_gradient: bool = True):
 
 
 def append(block, op_type: str, inputs: dict, attrs: dict | None = None,
-           outputs: list[str] | None = None, prefix: str = "") -> tuple[object, dict]:
+           outputs: list[str] | None = None) -> tuple[object, dict]:
     """Append op_type reading `inputs` (slot -> var or list of vars); a fresh var per output slot.
 
     Returns (operator, {slot: var}); `outputs` defaults to every output slot of the op."""
     opdef = get_op_def(op_type)
     slots_ = outputs if outputs is not None else [s.name for s in opdef.outputs]
-    outs = {s: block.create_var(name=f"{prefix}{op_type}.{s}", dtype="float32") for s in slots_}
+    stem = unique_name.generate(op_type)
+    outs = {s: block.create_var(name=f"{stem}.{s}", dtype="float32") for s in slots_}
     op = block.append_op(op_type, inputs, {s: [v] for s, v in outs.items()}, attrs or {})
     return op, outs
 

@@ -1,9 +1,19 @@
-"""fluid.layers: functions that append ops (and parameters) to the default programs."""
-from .nn import *  # noqa: F401,F403
-from .nn import abs, accuracy, batch_norm, cross_entropy, dropout, elementwise_add, \
-    elementwise_div, elementwise_max, elementwise_min, elementwise_mul, elementwise_pow, \
-    elementwise_sub, embedding, exp, fc, gelu, leaky_relu, log, matmul, mean, mul, reduce_max, \
-    reduce_mean, reduce_min, reduce_sum, relu, reshape, rsqrt, scale, sigmoid, softmax, \
-    softmax_with_cross_entropy, sqrt, square, square_error_cost, tanh, topk, transpose  # noqa: F401
-from .tensor import assign, cast, concat, create_global_var, create_parameter, data, \
-    fill_constant, gaussian_random, ones, uniform_random, zeros  # noqa: F401
+"""fluid.layers: functions that append ops (and parameters) to the default programs.
+
+Every public function of the layer modules here is re-exported; `api2` holds the 2.x spellings
+and `helper`/`math_op_patch` are machinery, so neither is.
+"""
+import importlib
+import inspect
+import pkgutil
+
+_MACHINERY = {"helper", "math_op_patch", "api2"}
+__all__ = []
+for _m in pkgutil.iter_modules(__path__):
+    if _m.name in _MACHINERY:
+        continue
+    _mod = importlib.import_module(f"{__name__}.{_m.name}")
+    for _name, _obj in vars(_mod).items():
+        if inspect.isfunction(_obj) and not _name.startswith("_") and _obj.__module__ == _mod.__name__:
+            globals()[_name] = _obj
+            __all__.append(_name)
