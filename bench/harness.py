@@ -118,8 +118,10 @@ def run_bench(bench: str, competitors: list[Competitor], *, repeat: int = 30, nu
     base = next((r for r in rows if r["median_us"] is not None
                  and (baseline is None or r["competitor"] == baseline)), None)
     for row in rows:
-        row["ratio"] = (row["median_us"] / base["median_us"]
-                        if base is not None and row["median_us"] is not None else None)
+        ok = base is not None and row["median_us"] is not None
+        row["ratio"] = row["median_us"] / base["median_us"] if ok else None
+        # Ratio of the fastest samples: less sensitive to other load on a shared machine.
+        row["ratio_min"] = row["min_us"] / base["min_us"] if ok else None
         row["ratio_to"] = base["competitor"] if base is not None else None
     return rows
 
@@ -137,13 +139,15 @@ def _fmt_time(us: Optional[float]) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
-    """Render result rows as a plain-text table (ratio = median / the bench's baseline)."""
-    head = ["bench", "competitor", "median", "min", "max", "ratio", "samples", "note"]
+    """Render result rows as a plain-text table (ratio = median / the bench's baseline's)."""
+    head = ["bench", "competitor", "median", "min", "max", "ratio", "min ratio", "samples",
+            "note"]
     body = []
     for r in rows:
         ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
+        ratio_min = "-" if r.get("ratio_min") is None else f"{r['ratio_min']:.2f}x"
         body.append([r["bench"], r["competitor"], _fmt_time(r["median_us"]),
-                     _fmt_time(r["min_us"]), _fmt_time(r["max_us"]), ratio,
+                     _fmt_time(r["min_us"]), _fmt_time(r["max_us"]), ratio, ratio_min,
                      f"{r['repeat']}x{r['number']}", r.get("note", "")])
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths)).rstrip(),

@@ -169,7 +169,7 @@ def _infer_competitors() -> list[Competitor]:
 def run(repeat: int | None = None, verbose: bool = True) -> list[dict]:
     """Run the training-step and inference benches; rows for both."""
     rows = run_bench(f"mlp train step b{TRAIN_BATCH}", _train_competitors(),
-                     repeat=repeat or 30, number=1, warmup=3, baseline="fluidc", verbose=verbose)
+                     repeat=repeat or 50, number=1, warmup=3, baseline="fluidc", verbose=verbose)
     rows += run_bench(f"mlp inference b{INFER_BATCH}", _infer_competitors(),
-                      repeat=repeat or 40, number=5, warmup=5, baseline="fluidc", verbose=verbose)
+                      repeat=repeat or 60, number=5, warmup=5, baseline="fluidc", verbose=verbose)
     return rows

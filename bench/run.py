@@ -27,12 +27,15 @@ from .harness import format_table, write_json
 BENCHES = ("overhead", "mlp")
 
 
-def _setup_threads() -> dict:
-    """Pin torch to 2 threads (the machine's cores) so it competes on equal terms."""
+def _setup_threads(threads: int | None) -> dict:
+    """Pin torch to `threads` (default 2, the machine's cores); --threads also sets OpenMP's."""
+    if threads is not None:
+        # Before the first OpenMP runtime loads: fluidc's kernels read it at library load.
+        os.environ["OMP_NUM_THREADS"] = str(threads)
     info = {"cpu_count": os.cpu_count(), "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")}
     try:
         import torch
-        torch.set_num_threads(2)
+        torch.set_num_threads(threads or 2)
         info.update(torch=torch.__version__, torch_threads=torch.get_num_threads())
     except ImportError:
         info["torch"] = None
@@ -45,24 +48,32 @@ def _meta(thread_info: dict, selected: list[str], repeat: int | None) -> dict:
     return {"time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "python": platform.python_version(),
             "machine": platform.machine(), "processor": platform.processor(),
             "numpy": np.__version__, "fluidc": fluidc.__version__, "benches": selected,
-            "repeat": repeat, **thread_info}
+            "repeat": repeat, "loadavg_start": os.getloadavg(), **thread_info}
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: parse argv, run the selected benches, print the table (and write JSON)."""
     ap = argparse.ArgumentParser(prog="bench", description=__doc__.strip().splitlines()[0])
-    ap.add_argument("benches", nargs="*", default=["all"], choices=[*BENCHES, "all"],
-                    help="which benches to run (default: all)")
+    ap.add_argument("benches", nargs="*", metavar="BENCH",
+                    help=f"which benches to run: {', '.join(BENCHES)} or all (default: all)")
     ap.add_argument("--json", metavar="PATH", help="also write the rows and metadata as JSON")
     ap.add_argument("--repeat", type=int, metavar="N",
                     help="timed samples per competitor (default: per bench)")
+    ap.add_argument("--threads", type=int, metavar="N",
+                    help="torch threads and OMP_NUM_THREADS (default: torch 2, OpenMP untouched)")
     ap.add_argument("-q", "--quiet", action="store_true", help="only print the table")
     args = ap.parse_args(argv)
-    selected = list(BENCHES) if "all" in args.benches else list(dict.fromkeys(args.benches))
+    chosen = args.benches or ["all"]
+    unknown = [b for b in chosen if b not in (*BENCHES, "all")]
+    if unknown:
+        ap.error(f"unknown bench {', '.join(unknown)}; choose from {', '.join(BENCHES)}, all")
+    selected = list(BENCHES) if "all" in chosen else list(dict.fromkeys(chosen))
     if args.repeat is not None and args.repeat < 1:
         ap.error("--repeat must be at least 1")
 
-    meta = _meta(_setup_threads(), selected, args.repeat)
+    if args.threads is not None and args.threads < 1:
+        ap.error("--threads must be at least 1")
+    meta = _meta(_setup_threads(args.threads), selected, args.repeat)
     verbose = not args.quiet
     rows: list[dict] = []
     if "overhead" in selected:
@@ -78,10 +89,12 @@ def main(argv: list[str] | None = None) -> int:
                   f"max |diff| {p['max_abs_diff']:.2e}", flush=True)
         rows += mlp_train.run(args.repeat, verbose)
 
+    meta["loadavg_end"] = os.getloadavg()
     print()
     print(format_table(rows))
     print("\nratio = median / fluidc's median in the same bench (same process, interleaved "
-          "repeats); below 1 means faster than fluidc.")
+          "repeats); min ratio = min / fluidc's min.\nBelow 1 means faster than fluidc. "
+          "Absolute times drift with other load on the machine; the ratios much less.")
     if args.json:
         write_json(rows, args.json, meta)
         print(f"wrote {args.json}")

@@ -131,16 +131,23 @@ class CPrinter:
         return out, name
 
 
+# combine -> (C update of acc with value v, the omp reduction operator). max/min reduce without
+# NaN checks (vectorizable) while a flag records whether any NaN was seen: numpy's semantics.
 _COMBINE = {
-    "sum": ("{acc} + ({T}){v}", "0", "+"),
-    "prod": ("{acc} * ({T}){v}", "1", "*"),
-    "max": "({v} > {acc} || {v} != {v}) ? ({T}){v} : {acc}",
-    "min": "({v} < {acc} || {v} != {v}) ? ({T}){v} : {acc}",
+    "sum": ("acc + ({T}){v}", "+"),
+    "prod": ("acc * ({T}){v}", "*"),
+    "max": ("({T}){v} > acc ? ({T}){v} : acc", "max"),
+    "min": ("({T}){v} < acc ? ({T}){v} : acc", "min"),
 }
+_LEVEL = {"const": 0, "row": 1, "elem": 2}
 
 
 def render_kernel(spec: KernelSpec, name: str) -> str:
-    """The C function for one kernel: params are its buffers, in spec order."""
+    """The C function for one kernel: params are its buffers, in spec order.
+
+    Kept dims are the outer loops; each reduce node gets its own pass over the reduced (inner)
+    loops, and values over the whole shape are stored in a last inner pass.
+    """
     params = [f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
               for i, (d, w) in enumerate(zip(spec.dtypes, spec.written))]
     loop_vars = [f"i{k}" for k in range(len(spec.loops))]
@@ -150,40 +157,101 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
                  for v, lp in zip(loop_vars, spec.loops) if lp.strides[op_i] != 0]
         index[op_i] = " + ".join(terms) if terms else "0"
     ref = {op_i: f"b{buf}" for op_i, buf in enumerate(spec.operands)}
+    stores = list(spec.stores)
+    if spec.combine is not None:  # the classic form keeps its reduction out of `stores`
+        out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
+        stores.append((spec.reduce_out,
+                       spec.builder.reduce(spec.combine, spec.reduce_value, out_dtype)))
+    inner = [k for k, lp in enumerate(spec.loops) if lp.reduce]
+    outer = [k for k, lp in enumerate(spec.loops) if not lp.reduce]
+    moves = {o: any(spec.loops[k].strides[o] != 0 for k in inner) for o in index}
     printer = CPrinter(index, ref)
-    values = [v for _, v in spec.stores] + ([spec.reduce_value] if spec.reduce_value is not None else [])
-    body, names = printer.lines(values)
-    body += [f"{ref[o]}[{index[o]}] = {names[v.id]};" for o, v in spec.stores]
+    levels: dict[int, str] = {}
+    for n in reachable([v for _, v in stores]):
+        if n.op == "constant":
+            levels[n.id] = "const"
+        elif n.op == "load":
+            levels[n.id] = "elem" if moves[n.args[0]] else "row"
+        elif n.op == "reduce":
+            levels[n.id] = "row"
+        else:
+            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
+                               key=_LEVEL.get, default="const")
     big = spec.numel >= PARALLEL_MIN
-    loops = [{"var": v, "size": lp.size, "pragma": ""} for v, lp in zip(loop_vars, spec.loops)]
-    ctx = {"name": name, "params": params, "body": body, "reduce": spec.combine is not None}
-    if spec.combine is None:
-        _pointwise_pragmas(loops, big)
-        ctx["outer"] = loops
-        return _ENV.get_template("kernel.c.j2").render(ctx)
-    n_outer = sum(1 for lp in spec.loops if not lp.reduce)
-    outer, inner = loops[:n_outer], loops[n_outer:]
-    out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
-    acc_dtype = np.dtype(np.float64) if spec.combine in ("sum", "prod") and out_dtype.kind == "f" \
-        else out_dtype
-    T = c_type(acc_dtype)
-    v = names[spec.reduce_value.id]
-    rule = _COMBINE[spec.combine]
-    if isinstance(rule, tuple):
-        combine, init, sym = rule[0].format(acc="acc", v=v, T=T), rule[1], rule[2]
-        if inner:
-            inner[-1]["pragma"] = f"omp simd reduction({sym}:acc)"
-            if not outer and big and len(inner) == 1:
-                inner[-1]["pragma"] = f"omp parallel for simd reduction({sym}:acc)"
-    else:
-        combine = rule.format(acc="acc", v=v, T=T)
-        init = _extreme_init(spec.combine, acc_dtype)
-    if outer and big:
-        outer[0]["pragma"] = "omp parallel for"
-    o = spec.reduce_out
-    ctx.update(outer=outer, inner=inner, acc_type=T, init=init, combine=combine,
-               reduce_store=f"{ref[o]}[{index[o]}] = ({c_type(out_dtype)})acc;")
-    return _ENV.get_template("kernel.c.j2").render(ctx)
+    order = reachable([v for _, v in stores])
+    n_reduce = sum(1 for n in order if n.op == "reduce")
+    names: dict[int, str] = {}
+    for n in order:  # constants, and anything computed from constants alone, are inlined
+        if levels[n.id] == "const":
+            names[n.id] = f"({printer.expr(n, names)})"
+    body: list[str] = []
+
+    def element_pass(values: list[Node], finish: list[str], pragma: str | None) -> list[str]:
+        """One pass over the inner loops computing `values`; finish lines use {v0}, {v1}, ..."""
+        lines, local = [], dict(names)
+        for n in reachable(values):
+            if levels[n.id] == "elem" and n.id not in local:
+                text = printer.expr(n, local)
+                local[n.id] = f"t{n.id}"
+                lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+        lines += [f.format(**{f"v{i}": local[v.id] for i, v in enumerate(values)}) for f in finish]
+        out = []
+        for depth, k in enumerate(inner):
+            if pragma and depth == len(inner) - 1:
+                out.append(f"#pragma {pragma}")
+            out.append("    " * depth + f"for (int64_t {loop_vars[k]} = 0; {loop_vars[k]} < "
+                       f"{spec.loops[k].size}; ++{loop_vars[k]}) {{")
+        out += ["    " * len(inner) + x for x in lines]
+        out += ["    " * d + "}" for d in range(len(inner) - 1, -1, -1)]
+        return out
+
+    for n in order:
+        if levels[n.id] != "row" or n.id in names:
+            continue
+        if n.op != "reduce":
+            text = printer.expr(n, names)
+            names[n.id] = f"t{n.id}"
+            body.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+            continue
+        combine, value = n.args
+        acc_dtype = np.dtype(np.float64) if combine in ("sum", "prod") and n.dtype.kind == "f" \
+            else n.dtype
+        T = c_type(acc_dtype)
+        update, omp_op = _COMBINE[combine]
+        init = {"sum": "0", "prod": "1"}.get(combine) or _extreme_init(combine, acc_dtype)
+        nan_check = combine in ("max", "min") and acc_dtype.kind == "f"
+        clauses = f"reduction({omp_op}:acc)" + (" reduction(|:nan)" if nan_check else "")
+        whole = not outer and big and n_reduce == 1 and len(inner) == 1
+        pragma = f"omp {'parallel for ' if whole else ''}simd {clauses}"
+        finish = [f"acc = {update.format(T=T, v='{v0}')};"]
+        if nan_check:
+            finish.append("nan |= ({v0} != {v0});")
+        names[n.id] = f"red{n.id}"
+        body.append(f"{c_type(n.dtype)} red{n.id};")
+        body.append("{")
+        body.append(f"    {T} acc = {init};")
+        if nan_check:
+            body.append("    int nan = 0;")
+        body += ["    " + x for x in element_pass([value], finish, pragma)]
+        result = f"(nan ? ({T})NAN : acc)" if nan_check else "acc"
+        body.append(f"    red{n.id} = ({c_type(n.dtype)}){result};")
+        body.append("}")
+    elem_stores = [(o, v) for o, v in stores if levels[v.id] == "elem"]
+    if elem_stores:
+        finish = [f"{ref[o]}[{index[o]}] = {{v{i}}};" for i, (o, _) in enumerate(elem_stores)]
+        body += element_pass([v for _, v in elem_stores], finish, "omp simd")
+    for o, v in stores:
+        if levels[v.id] != "elem":
+            value = names[v.id] if v.id in names else printer.expr(v, names)
+            body.append(f"{ref[o]}[{index[o]}] = {value};")
+    loops = [{"var": loop_vars[k], "size": spec.loops[k].size, "pragma": ""} for k in outer]
+    if loops:
+        if big:
+            loops[0]["pragma"] = "omp parallel for"
+        if not inner:
+            loops[-1]["pragma"] = "omp parallel for simd" if big and len(loops) == 1 else \
+                (loops[-1]["pragma"] or "omp simd")
+    return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=loops, body=body)
 
 
 def _extreme_init(combine: str, dtype: np.dtype) -> str:

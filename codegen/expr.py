@@ -55,6 +55,10 @@ class ExprBuilder:
     def cast(self, a: Node, dtype) -> Node:
         return a if np.dtype(dtype) == a.dtype else self.node("cast", (a,), dtype)
 
+    def reduce(self, combine: str, value: Node, dtype) -> Node:
+        """The `combine` of `value` over the kernel's reduced loops (one value per row)."""
+        return self.node("reduce", (combine, value), dtype)
+
     def where(self, c: Node, a: Node, b: Node) -> Node:
         return self.node("where", (c, a, b), np.result_type(a.dtype, b.dtype))
 

@@ -9,7 +9,7 @@ from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
 from ..passes.fuse import Kernel
-from .expr import ExprBuilder, Node
+from .expr import ExprBuilder, Node, reachable
 
 
 @dataclass
@@ -30,11 +30,15 @@ class KernelSpec:
     written: list[bool]                # per buffer
     operands: list[int] = field(default_factory=list)  # operand index -> buffer index
     loops: list[Loop] = field(default_factory=list)
-    stores: list[tuple[int, Node]] = field(default_factory=list)   # (operand, value)
+    # (operand, value): values over the whole shape, or per row (reduce nodes and what uses
+    # only them) when the operand does not move along the reduced loops.
+    stores: list[tuple[int, Node]] = field(default_factory=list)
     builder: ExprBuilder = field(default_factory=ExprBuilder)
-    combine: str | None = None         # reduction combine, if any
+    # Set only for the classic single-reduction kernel (then `stores` is empty): its combine,
+    # the value reduced, and the operand the result goes to.
+    combine: str | None = None
     reduce_value: Node | None = None
-    reduce_out: int | None = None      # operand the reduction result goes to
+    reduce_out: int | None = None
 
     @property
     def numel(self) -> int:
@@ -50,9 +54,9 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
 
 
 def build_spec(kernel: Kernel, infos: dict[str, VarInfo]) -> KernelSpec:
-    """Evaluate the group's exprs into a DAG and lay out its loop nest."""
+    """Evaluate the group's exprs into a DAG and lay out its loop nest (kept dims outside)."""
     shape = tuple(kernel.shape)
-    red = kernel.reduction
+    axes = tuple(kernel.axes)
     buffers = list(dict.fromkeys(kernel.inputs + kernel.outputs))
     spec = KernelSpec(buffers, [to_numpy_dtype(infos[b].dtype) for b in buffers],
                       [b in kernel.outputs for b in buffers])
@@ -69,10 +73,19 @@ def build_spec(kernel: Kernel, infos: dict[str, VarInfo]) -> KernelSpec:
             spec.operands.append(buffers.index(name))
         return operand_key[key]
 
+    kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
     b = spec.builder
     env: dict[str, Node] = {}
-    for op in (kernel.ops[:-1] if red else kernel.ops):
+    row_vars: set[str] = set()
+    for op in kernel.ops:
         opdef = get_op_def(op.type)
+        if opdef.kind == "reduction":
+            x = op.input("X")[0]
+            value = env[x] if x in env else b.load(operand(x, shape), to_numpy_dtype(infos[x].dtype))
+            out = op.output("Out")[0]
+            env[out] = b.reduce(opdef.combine, value, to_numpy_dtype(infos[out].dtype))
+            row_vars.add(out)
+            continue
         in_shapes = {k: [infos[n].shape for n in v] for k, v in op.inputs.items() if v}
         aligned = aligned_shapes(opdef, op.attrs, in_shapes, len(shape))
         ins: dict[str, list[Node]] = {}
@@ -82,28 +95,28 @@ def build_spec(kernel: Kernel, infos: dict[str, VarInfo]) -> KernelSpec:
                          for i, n in enumerate(names)]
         dup = {s.name for s in opdef.inputs if s.duplicable}
         res = opdef.expr(b, {k: (v if k in dup else v[0]) for k, v in ins.items()}, op.attrs)
+        row = tuple(infos[op.output_arg_names[0]].shape) != shape
         for slot, node in res.items():
             for n in op.output(slot):
                 if n != "@EMPTY@":
                     env[n] = b.cast(node, to_numpy_dtype(infos[n].dtype))
+                    if row:
+                        row_vars.add(n)
     for n in kernel.outputs:
         if n in env:
-            spec.stores.append((operand(n, shape), env[n]))
-    if red is not None:
-        x = red.input("X")[0]
-        spec.reduce_value = env[x] if x in env else b.load(operand(x, shape),
-                                                           to_numpy_dtype(infos[x].dtype))
-        axes = get_op_def(red.type).reduce_axes(red.attrs, len(shape))
-        out = red.output("Out")[0]
-        kept = tuple(1 if i in axes else d for i, d in enumerate(shape))
-        spec.reduce_out = operand(out, kept)
-        spec.combine = get_op_def(red.type).combine
-        order = [i for i in range(len(shape)) if i not in axes] + list(axes)
-    else:
-        order = list(range(len(shape)))
+            spec.stores.append((operand(n, kept if n in row_vars else shape), env[n]))
+    reduces = [n for n in b.nodes if n.op == "reduce"]
+    stored = [v for _, v in spec.stores]
+    if len(reduces) == 1 and stored.count(reduces[0]) == 1 and not any(
+            reduces[0] in reachable([v]) for v in stored if v is not reduces[0]):
+        # The classic shape (one reduction closing a pointwise prologue), for simpler printers.
+        k = stored.index(reduces[0])
+        spec.reduce_out = spec.stores.pop(k)[0]
+        spec.combine, spec.reduce_value = reduces[0].args
+    order = [i for i in range(len(shape)) if i not in axes] + list(axes)
     for d in order:
         spec.loops.append(Loop(shape[d], {k: st[d] for k, st in enumerate(operand_strides)},
-                               reduce=red is not None and d in axes))
+                               reduce=d in axes))
     spec.loops = _collapse(spec.loops)
     return spec
 

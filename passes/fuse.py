@@ -1,21 +1,28 @@
-"""fuse: group primitive ops into kernels — pointwise chains over one iteration space, a
-reduction with its pointwise prologue — leaving library calls (extern) as their own steps."""
+"""fuse: group primitive ops into kernels, leaving library calls (extern) as their own steps.
+
+A kernel iterates over one shape S. Without reductions it is a chain of pointwise ops over S.
+With row fusion, reductions of S over the same axes A join too: values over the kept shape K
+(S with 1 on A) are per-row scalars that later pointwise ops over S or K may use, so softmax
+(max, exp, sum, divide) and layer_norm (mean, variance, normalize) are one kernel each.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.define import aligned_shapes
 
 
 @dataclass
 class Kernel:
-    """One generated kernel: ops over `shape` (a reduction's input shape), reading `inputs`,
-    writing `outputs` (the values used after it, fetched, or persistable)."""
+    """One generated kernel: ops over `shape`, reducing over `axes` (empty: pointwise only),
+    reading `inputs`, writing `outputs` (values used after it, fetched, or persistable)."""
 
     ops: list[OpDesc]
     shape: tuple[int, ...]
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
+    axes: tuple[int, ...] = ()
 
     @property
     def reduction(self) -> OpDesc | None:
@@ -34,67 +41,103 @@ class Extern:
 Step = Kernel | Extern
 
 
-def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True) -> list[list[OpDesc] | OpDesc]:
-    """Consecutive pointwise ops over one shape, closed by an optional reduction, form a group."""
-    groups: list = []
-    current: list[OpDesc] = []
-    shape = None
+class _Group:
+    """A kernel being grown: its ops, shape S, reduce axes, and the level of each value made."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.ops: list[OpDesc] = []
+        self.shape = tuple(shape)
+        self.axes: tuple[int, ...] | None = None
+        self.level: dict[str, str] = {}  # var -> 'elem' (over S) or 'row' (over K)
+
+    @property
+    def kept(self) -> tuple[int, ...]:
+        return tuple(1 if i in (self.axes or ()) else d for i, d in enumerate(self.shape))
+
+    def internal_inputs_fit(self, op: OpDesc, infos: dict[str, VarInfo], allow_elem: bool) -> bool:
+        """Values made in the group must align as S (elements) or K (rows) inside `op`."""
+        opdef = get_op_def(op.type)
+        shapes = {k: [infos[n].shape for n in v] for k, v in op.inputs.items() if v}
+        aligned = aligned_shapes(opdef, op.attrs, shapes, len(self.shape))
+        for slot, names in op.inputs.items():
+            for n, a in zip(names, aligned.get(slot, [])):
+                level = self.level.get(n)
+                if level == "elem" and (not allow_elem or tuple(a) != self.shape):
+                    return False
+                if level == "row" and tuple(a) != self.kept:
+                    return False
+        return True
+
+    def add(self, op: OpDesc, level: str) -> None:
+        self.ops.append(op)
+        for n in op.output_arg_names:
+            self.level[n] = level
+
+
+def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
+              row_fusion: bool = True) -> list[_Group | OpDesc]:
+    """Greedy, in program order: each op joins the open group if it fits, else starts one."""
+    groups: list[_Group | OpDesc] = []
+    cur: _Group | None = None
+
+    def start(shape) -> _Group:
+        g = _Group(shape)
+        groups.append(g)
+        return g
+
     for op in ops:
         kind = get_op_def(op.type).kind
         if kind == "pointwise":
-            out_shape = infos[op.output_arg_names[0]].shape
-            if not (fuse and current and out_shape == shape):
-                if current:
-                    groups.append(current)
-                current, shape = [], out_shape
-            current.append(op)
-        elif kind == "reduction":
-            in_shape = infos[op.input("X")[0]].shape
-            produced = {n for o in current for n in o.output_arg_names}
-            if fuse and current and in_shape == shape and op.input("X")[0] in produced:
-                groups.append(current + [op])
+            out = tuple(infos[op.output_arg_names[0]].shape)
+            if fuse and cur is not None and out == cur.shape and cur.internal_inputs_fit(op, infos, True) \
+                    and (row_fusion or cur.axes is None):
+                cur.add(op, "elem")
+            elif fuse and cur is not None and row_fusion and cur.axes is not None and out == cur.kept \
+                    and cur.internal_inputs_fit(op, infos, False):
+                cur.add(op, "row")
             else:
-                if current:
-                    groups.append(current)
-                groups.append([op])
-            current, shape = [], None
+                cur = start(out)
+                cur.add(op, "elem")
+        elif kind == "reduction":
+            x = op.input("X")[0]
+            shape = tuple(infos[x].shape)
+            axes = get_op_def(op.type).reduce_axes(op.attrs, len(shape))
+            joins = (fuse and cur is not None and shape == cur.shape
+                     and cur.level.get(x, "elem") == "elem"
+                     and (cur.axes is None or (row_fusion and cur.axes == axes)))
+            if not joins:
+                cur = start(shape)
+            cur.axes = axes
+            cur.add(op, "row")
+            if not row_fusion:
+                cur = None
         else:
-            if current:
-                groups.append(current)
-            current, shape = [], None
+            cur = None
             groups.append(op)
-    if current:
-        groups.append(current)
     return groups
 
 
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
-                fuse: bool = True) -> list[Step]:
+                fuse: bool = True, row_fusion: bool = True) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse)
+    groups = group_ops(ops, infos, fuse, row_fusion)
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):
         reads_after[i] = set(seen)
         g = groups[i]
-        for op in (g if isinstance(g, list) else [g]):
+        for op in (g.ops if isinstance(g, _Group) else [g]):
             seen.update(op.input_arg_names)
     steps: list[Step] = []
     for g, later in zip(groups, reads_after):
-        if not isinstance(g, list):
+        if not isinstance(g, _Group):
             steps.append(Extern(g))
             continue
         written: list[str] = []
         inputs: list[str] = []
-        for op in g:
-            for n in op.input_arg_names:
-                if n not in written and n not in inputs:
-                    inputs.append(n)
-            for n in op.output_arg_names:
-                if n not in written:
-                    written.append(n)
-        red = g[-1] if get_op_def(g[-1].type).kind == "reduction" else None
-        outputs = [n for n in written if n in later or n in live_out or (red and n in red.output_arg_names)]
-        shape = infos[red.input("X")[0]].shape if red else infos[g[-1].output_arg_names[0]].shape
-        steps.append(Kernel(g, tuple(shape), inputs, outputs))
+        for op in g.ops:
+            inputs += [n for n in op.input_arg_names if n not in written and n not in inputs]
+            written += [n for n in op.output_arg_names if n not in written]
+        outputs = [n for n in written if n in later or n in live_out]
+        steps.append(Kernel(g.ops, g.shape, inputs, outputs, g.axes or ()))
     return steps

@@ -24,7 +24,8 @@ class LoweredProgram:
 
 
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
-                  state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None
+                  state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
+                  row_fusion: bool = True
                   ) -> LoweredProgram:
     """Run the passes over the global block for one feed signature and fetch list."""
     strategy = strategy or BuildStrategy()
@@ -52,7 +53,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_out = set(fetches) | set(state)
-    steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled)
+    steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
+                        row_fusion=row_fusion)
     return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state)
 
 

@@ -64,7 +64,7 @@ class ReferencePlan:
             run_op(op, values, self.rng)
         for n in self.persistable:
             if n in values:
-                scope.var(n)._tensor._t = to_torch(np.ascontiguousarray(values[n]))
+                scope.var(n)._tensor._t = to_torch(np.array(values[n], copy=True))
         out = []
         for n in self.fetches:
             arr = values[n] if n in values else scope.find_var(n)._tensor.numpy()

@@ -16,8 +16,10 @@ TOL = {np.dtype(np.float32): (1e-5, 1e-6), np.dtype(np.float64): (1e-12, 1e-12)}
 
 
 def forward_op_types() -> set[str]:
-    """Every registered op that is not a gradient or a grad helper (elementwise_*_grad_x ...)."""
-    return {t for t in all_op_types() if "_grad" not in t}
+    """Every registered op that is not a gradient, a grad helper (elementwise_*_grad_x ...) or
+    one of the executor's own feed/fetch ops."""
+    return {t for t in all_op_types()
+            if "_grad" not in t and get_op_def(t).kind not in ("feed", "fetch")}
 
 
 def seeded(key: str) -> np.random.Generator:

@@ -263,6 +263,21 @@ CASES["shared_var-broadcast"] = GradCase(
     lambda v: op("elementwise_mul", {"axis": 1}, X=op("exp", X=v["x"]),
                  Y=op("reduce_sum", {"dim": [0, 2]}, X=v["x"])),
     {"x": u(2, 3, 4, lo=-1, hi=1)})
+CASES["shared_var-views"] = GradCase(
+    lambda v: op("elementwise_mul", X=op("reshape2", {"shape": [4, 6]}, X=v["x"]),
+                 Y=op("transpose2", {"axis": [1, 0]},
+                      X=op("reshape2", {"shape": [6, 4]}, X=op("exp", X=v["x"])))),
+    {"x": u(2, 3, 4, lo=-1, hi=1)})
+
+
+def _mlp(v):
+    pre = op("elementwise_add", {"axis": 1}, X=op("mul", X=v["x"], Y=v["w1"]), Y=v["b1"])
+    logits = op("mul", X=op("relu", X=pre), Y=v["w2"])
+    return op("softmax_with_cross_entropy", out="Loss", Logits=logits, Label=v["label"])
+
+
+CASES["mlp"] = GradCase(_mlp, {"x": u(4, 3), "w1": u(3, 5), "b1": u(5), "w2": u(5, 3),
+                               "label": ids(4, 1, hi=3)}, wrt=("x", "w1", "b1", "w2"))
 CASES["parameter"] = GradCase(
     lambda v: op("elementwise_add", X=op("mul", X=v["x"], Y=v["w_param"]), Y=v["b_param"]),
     {"x": u(3, 4), "w_param": u(4, 5), "b_param": u(5)}, wrt=("x", "w_param", "b_param"),

@@ -10,11 +10,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
+import fluidc as fluid
 from fluidc.frontend.dtypes import VarType
 from fluidc.frontend.ops.registry import get_op_def
 
-from op_harness import (assert_same, forward_op_types, one_op_program, reference_op, run_c,
-                        seeded)
+from op_harness import (append, assert_same, data_var, forward_op_types, one_op_program,
+                        reference_op, run_c, run_reference, seeded)
 
 FLOATS = ("float32", "float64")
 
@@ -234,6 +235,13 @@ add("fill_constant", *[Case({}, {"shape": [3, 5, 7], "dtype": _CODES[dt], **a}, 
     ("int64", {"str_value": "123456789012345"}, "big_int64"),
     ("float32", {"str_value": "-inf"}, "inf"), ("int32", {"value": 7.0}, "int32"),
     ("bool", {"value": 1.0}, "bool"))])
+add("assign_value", *[Case({}, {"shape": list(shape), "dtype": _CODES[dt], key: vals}, dtypes=(dt,),
+                            label=dt) for dt, key, shape, vals in (
+    ("float32", "fp32_values", (2, 3), [0.5, -1.25, 3.0, 1e-3, -0.0, 7.5]),
+    ("float64", "fp64_values", (3,), [0.1, -2.0, 1e300]),
+    ("int32", "int32_values", (2, 2), [1, -2, 3, 2**31 - 1]),
+    ("int64", "int64_values", (1, 3), [2**40 + 1, -5, 0]),
+    ("bool", "bool_values", (2,), [True, False]))])
 add("reshape2", *[Case({"X": f(*S)}, {"shape": s}, outs=("Out",), label=str(s))
                   for s in ([5, -1], [0, -1], [-1], [7, 3, 5, 1])])
 add("transpose2", Case({"X": f(*S)}, {"axis": [2, 0, 1]}, outs=("Out",)),
@@ -320,8 +328,6 @@ SPECIAL_UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "squa
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_special_values(dtype):
     """One program applying every unary op to NaN/Inf/0/-0/denormals; maximum/minimum with NaN."""
-    import fluidc as fluid
-    from op_harness import append, data_var
     with np.errstate(all="ignore"):
         x = np.array(SPECIAL, dtype=dtype)
     y = x[::-1].copy()
@@ -384,3 +390,72 @@ def test_dropout_train_statistics(impl):
     assert abs((mask == 0).mean() - p) < 0.01
     scale = 1 / (1 - p) if impl == "upscale_in_train" else 1.0
     np.testing.assert_allclose(out, x * mask * np.float32(scale), rtol=1e-6)
+
+
+# --- in-place state updates, as Paddle writes them (ParamOut is Param, MeanOut is Mean) -------
+# op -> (persistable state slots -> their output slots, fed slots, attrs)
+INPLACE = {
+    "sgd": ({"Param": "ParamOut"}, ("Grad", "LearningRate"), {}),
+    "momentum": ({"Param": "ParamOut", "Velocity": "VelocityOut"}, ("Grad", "LearningRate"),
+                 {"mu": 0.9, "use_nesterov": True}),
+    "adam": ({"Param": "ParamOut", "Moment1": "Moment1Out", "Moment2": "Moment2Out",
+              "Beta1Pow": "Beta1PowOut", "Beta2Pow": "Beta2PowOut"}, ("Grad", "LearningRate"), {}),
+    "batch_norm": ({"Mean": "MeanOut", "Variance": "VarianceOut"}, ("X", "Scale", "Bias"),
+                   {"momentum": 0.7}),
+}
+
+
+@pytest.mark.parametrize("op_type", sorted(INPLACE))
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_inplace_state_update(op_type, dtype):
+    """Two runs update persistable state in the scope exactly as the reference executor does."""
+    state, fed, attrs = INPLACE[op_type]
+    case = (CASES[op_type][0] if op_type != "batch_norm" else _bn((2, 3, 4, 5), 3, {}, ""))
+    rng = seeded(f"inplace-{op_type}-{dtype}")
+    values = {s: case.ins[s].draw(rng, dtype) for s in list(state) + list(fed)}
+    program = fluid.Program()
+    block = program.global_block()
+    ins = {s: [block.create_var(name=s, shape=values[s].shape, dtype=dtype, persistable=True)]
+           for s in state}
+    ins.update({s: [block.create_var(name=s, shape=values[s].shape, dtype=dtype, is_data=True)]
+                for s in fed})
+    outs = {o: [s] for s, o in state.items()}
+    if op_type == "batch_norm":
+        outs["Y"] = [block.create_var(name="Y", dtype=dtype)]
+        outs.update({k: [block.create_var(name=k, dtype=dtype)]
+                     for k in ("SavedMean", "SavedVariance")})
+    block.append_op(op_type, ins, outs, attrs)
+    feed = {s: values[s] for s in fed}
+    fetch = sorted(state) + (["Y"] if op_type == "batch_norm" else [])
+    scopes = []
+    for runner in (run_c, run_reference):
+        scope = fluid.Scope()
+        for s in state:
+            scope.var(s).get_tensor().set(values[s], fluid.CPUPlace())
+        results = [runner(program, feed, fetch, scope) for _ in range(2)]
+        scopes.append((results, {s: np.array(scope.find_var(s).get_tensor().numpy()) for s in state}))
+    (got_runs, got_state), (want_runs, want_state) = scopes
+    for run, (g, w) in enumerate(zip(got_runs, want_runs)):
+        for name, a, b in zip(fetch, g, w):
+            assert_same(a, b, f"{op_type} run {run}: {name}")
+    for s in state:
+        assert_same(got_state[s], want_state[s], f"{op_type}: scope value of {s}")
+        assert not np.array_equal(got_state[s], values[s]), f"{op_type} left {s} unchanged"
+
+
+def test_reference_executor_state_does_not_alias_feeds():
+    """The oracle (and no-compiler fallback) must copy: a persistable written from a feed keeps
+    its value when the caller later reuses the feed array, as with the C executor."""
+    x = np.arange(6.0).reshape(2, 3)
+    program = fluid.Program()
+    block = program.global_block()
+    xv = block.create_var(name="x", shape=x.shape, dtype="float64", is_data=True)
+    p = block.create_var(name="p", shape=x.shape, dtype="float64", persistable=True)
+    block.append_op("assign", {"X": [xv]}, {"Out": [p]})
+    for runner in (run_c, run_reference):
+        scope, feed = fluid.Scope(), {"x": x.copy()}
+        runner(program, feed, ["p"], scope)
+        feed["x"][...] = -1.0  # the caller reuses its buffer
+        stored = scope.find_var("p").get_tensor()
+        np.testing.assert_array_equal(stored.numpy(), x, err_msg=runner.__name__)
+        assert stored.numpy().flags.writeable, f"{runner.__name__}: scope holds read-only memory"

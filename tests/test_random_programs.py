@@ -75,7 +75,7 @@ def programs(draw):
         s = emit("sigmoid", {"X": [v.name]}, {}, v)
         return emit("scale", {"X": [s.name]}, {"bias": 0.5}, s)
 
-    for _ in range(draw(st.integers(1, 8))):
+    for _ in range(draw(st.integers(2, 10))):
         a = draw(st.sampled_from(vs))
         if draw(st.booleans()):
             kind = draw(st.sampled_from(UNARY))

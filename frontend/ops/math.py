@@ -77,7 +77,7 @@ def sum_to_shape(src: str, src_shape, dst_shape, dst: str, axis: int, new_var, d
 
 def _register_elementwise(kind: str, fwd, dx, dy) -> None:
     name = f"elementwise_{kind}"
-    uses_out = kind == "div"
+    uses_out = kind in ("div", "pow")
     has_grad = dx is not None
 
     def grad(op: OpDesc) -> list[OpDesc]:
