@@ -178,6 +178,10 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
             levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
                                key=_LEVEL.get, default="const")
     big = spec.numel >= PARALLEL_MIN
+    if _is_column_reduction(spec, inner, outer):
+        body = _column_reduction(spec, printer, index, ref, loop_vars, inner, outer[0], big)
+        return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=[],
+                                                       body=body)
     order = reachable([v for _, v in stores])
     n_reduce = sum(1 for n in order if n.op == "reduce")
     names: dict[int, str] = {}
@@ -252,6 +256,63 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
             loops[-1]["pragma"] = "omp parallel for simd" if big and len(loops) == 1 else \
                 (loops[-1]["pragma"] or "omp simd")
     return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=loops, body=body)
+
+
+# Column reductions keep this many running results per thread (a stack array).
+COLUMN_BLOCK = 64
+
+
+def _is_column_reduction(spec: KernelSpec, inner: list[int], outer: list[int]) -> bool:
+    """A single reduction over dims outside the contiguous one (bias grads: [N, C] -> [C])."""
+    if spec.combine is None or len(outer) != 1 or not inner:
+        return False
+    kept = spec.loops[outer[0]].strides
+    contiguous = any(v == 1 for v in kept.values()) and all(v in (0, 1) for v in kept.values())
+    return contiguous and not any(spec.loops[k].strides[o] == 1 for k in inner for o in kept)
+
+
+def _column_reduction(spec: KernelSpec, printer: CPrinter, index: dict, ref: dict,
+                      loop_vars: list[str], inner: list[int], k: int, big: bool) -> list[str]:
+    """Rows outside, a block of columns inside: every element is read once, loads vectorize."""
+    out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
+    acc_dtype = np.dtype(np.float64) if spec.combine in ("sum", "prod") and out_dtype.kind == "f" \
+        else out_dtype
+    T = c_type(acc_dtype)
+    init = {"sum": "0", "prod": "1"}.get(spec.combine) or _extreme_init(spec.combine, acc_dtype)
+    v_, c = loop_vars[k], COLUMN_BLOCK
+    names: dict[int, str] = {}
+    lines = []
+    for n in reachable([spec.reduce_value] + [v for _, v in spec.stores]):
+        text = printer.expr(n, names)
+        if n.op == "constant":
+            names[n.id] = text
+        else:
+            names[n.id] = f"t{n.id}"
+            lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+    v = names[spec.reduce_value.id]
+    slot = f"acc[{v_} - c0]"
+    update = {"sum": f"{slot} + ({T}){v}", "prod": f"{slot} * ({T}){v}",
+              "max": f"(({T}){v} > {slot} || {v} != {v}) ? ({T}){v} : {slot}",
+              "min": f"(({T}){v} < {slot} || {v} != {v}) ? ({T}){v} : {slot}"}[spec.combine]
+    lines.append(f"{slot} = {update};")
+    lines += [f"{ref[o]}[{index[o]}] = {names[val.id]};" for o, val in spec.stores]
+    size = spec.loops[k].size
+    body = ["#pragma omp parallel for" if big else "",
+            f"for (int64_t c0 = 0; c0 < {size}; c0 += {c}) {{",
+            f"    const int64_t c1 = c0 + {c} < {size} ? c0 + {c} : {size};",
+            f"    {T} acc[{c}];",
+            f"    for (int64_t {v_} = c0; {v_} < c1; ++{v_}) acc[{v_} - c0] = {init};"]
+    for depth, r in enumerate(inner):
+        body.append("    " * (depth + 1) + f"for (int64_t {loop_vars[r]} = 0; {loop_vars[r]} < "
+                    f"{spec.loops[r].size}; ++{loop_vars[r]}) {{")
+    pad = "    " * (len(inner) + 1)
+    body += ["#pragma omp simd", pad + f"for (int64_t {v_} = c0; {v_} < c1; ++{v_}) {{"]
+    body += [pad + "    " + x for x in lines] + [pad + "}"]
+    body += ["    " * d + "}" for d in range(len(inner), 0, -1)]
+    o = spec.reduce_out
+    body += [f"    for (int64_t {v_} = c0; {v_} < c1; ++{v_}) "
+             f"{ref[o]}[{index[o]}] = ({c_type(out_dtype)})acc[{v_} - c0];", "}"]
+    return [b for b in body if b]
 
 
 def _extreme_init(combine: str, dtype: np.dtype) -> str:

@@ -390,8 +390,18 @@ def _grads_run(fn):
 
 _define("mul", "extern", ["X", "Y"], ["Out"], MUL_ATTRS, _mul_infer, _mul_run, _mul_ref,
         _matmul_grad_maker("mul_grad"))
+def _mul_grad_run(ins, outs, a, rng):
+    # Only the grads asked for, each one matrix product straight into its output.
+    x2, y2 = _mul_2d(ins["X"][0], ins["Y"][0], a)
+    d2 = ins["Out@GRAD"][0].view(x2.shape[0], y2.shape[1])
+    if outs.get("X@GRAD"):
+        torch.mm(d2, y2.t(), out=outs["X@GRAD"][0].view(x2.shape))
+    if outs.get("Y@GRAD"):
+        torch.mm(x2.t(), d2, out=outs["Y@GRAD"][0].view(y2.shape))
+
+
 _define("mul_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], MUL_ATTRS,
-        _xy_grad_infer, _grads_run(_mul_grads), _grads_ref(_mul_grads))
+        _xy_grad_infer, _mul_grad_run, _grads_ref(_mul_grads))
 
 
 # ---------------------------------------------------------------------------------------------
