@@ -12,6 +12,7 @@ from .frontend.layers.tensor import create_parameter, static_data as data
 from .frontend.param_attr import ParamAttr
 from .passes import backward  # noqa: F401
 from .passes import optimizer  # noqa: F401
+from .passes.memory import memory_optimize
 from .passes.strategy import BuildStrategy
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
                       global_scope, scope_guard)

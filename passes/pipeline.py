@@ -1,11 +1,11 @@
 """The pass pipeline of one run: prune -> concrete shapes -> lower -> fuse -> steps."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..frontend.errors import FeedError
 from ..frontend.framework import Program
-from ..frontend.ops import VarInfo
+from ..frontend.ops import OpDesc, VarInfo
 from .fuse import Step, build_steps
 from .lower import lower_ops
 from .prune import needed_inputs, prune_ops
@@ -21,6 +21,45 @@ class LoweredProgram:
     feeds: list[str]
     fetches: list[str]
     state: list[str]  # persistable vars the steps read or write, held in the scope
+    storage: dict[str, str] = field(default_factory=dict)  # var version -> buffer it lives in
+
+
+def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dict[str, str],
+                                                                 dict[str, str]]:
+    """Give every re-definition of a var outside `keep` a name of its own (name@@vK).
+
+    After memory_optimize one name holds values of different shapes in turn; versions let each
+    have its own shape while `storage` (version -> base name) keeps them in one buffer.
+    Returns the ops, the storage map and each base name's final version.
+    """
+    writes: dict[str, int] = {}
+    for op in ops:
+        for n in op.output_arg_names:
+            writes[n] = writes.get(n, 0) + 1
+    multi = {n for n, k in writes.items() if k > 1 and n not in keep}
+    if not multi:
+        return ops, {}, {}
+    current: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    storage: dict[str, str] = {}
+    out = []
+    for op in ops:
+        op = op.copy()
+        for slot, names in op.inputs.items():
+            op.inputs[slot] = [current.get(n, n) for n in names]
+        for slot, names in op.outputs.items():
+            renamed = []
+            for n in names:
+                if n in multi:
+                    k = seen.get(n, 0)
+                    seen[n] = k + 1
+                    current[n] = n if k == 0 else f"{n}@@v{k}"
+                    storage[current[n]] = n
+                    n = current[n]
+                renamed.append(n)
+            op.outputs[slot] = renamed
+        out.append(op)
+    return out, storage, current
 
 
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
@@ -33,6 +72,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
     persistable = {n for n, v in block.vars.items() if v.persistable}
     ops = prune_ops(ops, feed_infos, fetches, keep=persistable)
+    ops, storage, final = version_writes(ops, persistable | set(feed_infos))
+    fetches = [final.get(n, n) for n in fetches]
     reads = needed_inputs(ops)
     infos: dict[str, VarInfo] = {}
     for n in reads:
@@ -55,6 +96,6 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     live_out = set(fetches) | set(state)
     steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
                         row_fusion=row_fusion)
-    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state)
+    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, storage)
 
 

@@ -63,7 +63,11 @@ class Executor:
             if not block.has_var(name):
                 raise FeedError(f"feed '{name}' is not a var of the program")
             feed_infos[name] = _check_feed(block.var(name), arr)
+        renamed = getattr(program, "_memory_renames", {})
         for name in fetches:
+            if name in renamed:
+                raise FetchError(f"fetch target '{name}' shares the buffer of '{renamed[name]}' "
+                                 f"after memory_optimize; pass it in skip_opt_set to fetch it")
             if not block.has_var(name):
                 raise FetchError(f"fetch target '{name}' is not a var of the program")
         state_infos = {}

@@ -36,9 +36,7 @@ class Plan:
             n for s in lowered.steps if isinstance(s, Extern)
             for n in s.op.input_arg_names + s.op.output_arg_names}
         # Arena: every non-state buffer, allocated once and reused by every run.
-        self.arena = {n: torch.empty(tuple(infos[n].shape), dtype=torch_dtype(infos[n].dtype),
-                                     device=self.device)
-                      for n in sorted(names - state) if n in infos}
+        self.arena = self._allocate(sorted(n for n in names - state if n in infos))
         self.table = self.module.new_table()
         for n, slot in self.module.slots.items():
             if n in self.arena:
@@ -53,6 +51,25 @@ class Plan:
         self.fetchers: list = []
         self.fetch_views: list = []
         self._generators: dict[int, torch.Generator] = {}
+
+    def _allocate(self, names: list[str]) -> dict[str, torch.Tensor]:
+        """One buffer per name; versions of one var (lowered.storage) share the largest."""
+        infos, storage = self.lowered.infos, self.lowered.storage
+        nbytes: dict[str, int] = {}
+        for n in names:
+            dt = torch_dtype(infos[n].dtype)
+            size = int(np.prod(infos[n].shape)) * torch.empty((), dtype=dt).element_size()
+            base = storage.get(n, n)
+            nbytes[base] = max(nbytes.get(base, 0), size)
+        raw = {b: torch.empty(max(-(-k // 16) * 16, 16), dtype=torch.uint8, device=self.device)
+               for b, k in nbytes.items()}
+        out = {}
+        for n in names:
+            dt = torch_dtype(infos[n].dtype)
+            numel = int(np.prod(infos[n].shape))
+            flat = raw[storage.get(n, n)].view(dt) if dt != torch.uint8 else raw[storage.get(n, n)]
+            out[n] = flat[:numel].view(tuple(infos[n].shape))
+        return out
 
     # -- binding the scope's persistables ---------------------------------------------------
     def bind(self, scope: Scope) -> None:
