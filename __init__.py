@@ -13,7 +13,7 @@ from .frontend.param_attr import ParamAttr
 from .passes import backward  # noqa: F401
 from .passes import optimizer  # noqa: F401
 from .passes.memory import memory_optimize
-from .passes.strategy import BuildStrategy
+from .passes.strategy import BuildStrategy, CompiledProgram
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
                       global_scope, scope_guard)
 from . import core, nn, static  # noqa: F401,E402

@@ -75,8 +75,12 @@ class _Group:
 
 
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
-              row_fusion: bool = True) -> list[_Group | OpDesc]:
-    """Greedy, in program order: each op joins the open group if it fits, else starts one."""
+              reduce_prologue: bool = True, row_fusion: bool = True) -> list[_Group | OpDesc]:
+    """Greedy, in program order: each op joins the open group if it fits, else starts one.
+
+    reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
+    more reductions and per-row epilogues follow it in the same kernel.
+    """
     groups: list[_Group | OpDesc] = []
     cur: _Group | None = None
 
@@ -102,7 +106,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             x = op.input("X")[0]
             shape = tuple(infos[x].shape)
             axes = get_op_def(op.type).reduce_axes(op.attrs, len(shape))
-            joins = (fuse and cur is not None and shape == cur.shape
+            joins = (fuse and reduce_prologue and cur is not None and shape == cur.shape
                      and cur.level.get(x, "elem") == "elem"
                      and (cur.axes is None or (row_fusion and cur.axes == axes)))
             if not joins:
@@ -118,9 +122,10 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 
 
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
-                fuse: bool = True, row_fusion: bool = True) -> list[Step]:
+                fuse: bool = True, reduce_prologue: bool = True,
+                row_fusion: bool = True) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse, row_fusion)
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion)
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):

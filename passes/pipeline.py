@@ -5,9 +5,11 @@ from dataclasses import dataclass, field
 
 from ..frontend.errors import FeedError
 from ..frontend.framework import Program
-from ..frontend.ops import OpDesc, VarInfo
+from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps
 from .lower import lower_ops
+from .memory import memory_optimize
 from .prune import needed_inputs, prune_ops
 from .strategy import BuildStrategy
 
@@ -22,6 +24,7 @@ class LoweredProgram:
     fetches: list[str]
     state: list[str]  # persistable vars the steps read or write, held in the scope
     storage: dict[str, str] = field(default_factory=dict)  # var version -> buffer it lives in
+    lods: dict[str, tuple] = field(default_factory=dict)  # var -> LoD this run (offset levels)
 
 
 def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dict[str, str],
@@ -64,16 +67,22 @@ def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dic
 
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
                   state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
-                  row_fusion: bool = True
+                  row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None
                   ) -> LoweredProgram:
     """Run the passes over the global block for one feed signature and fetch list."""
     strategy = strategy or BuildStrategy()
+    if strategy.memory_optimize:
+        program = program.clone()
+        memory_optimize(program, skip_opt_set=set(fetches))
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
     persistable = {n for n, v in block.vars.items() if v.persistable}
     ops = prune_ops(ops, feed_infos, fetches, keep=persistable)
     ops, storage, final = version_writes(ops, persistable | set(feed_infos))
     fetches = [final.get(n, n) for n in fetches]
+    lods: dict[str, tuple] = {}
+    if feed_lods:
+        ops, lods = propagate_lod(ops, block, feed_lods, storage)
     reads = needed_inputs(ops)
     infos: dict[str, VarInfo] = {}
     for n in reads:
@@ -95,7 +104,47 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_out = set(fetches) | set(state)
     steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
-                        row_fusion=row_fusion)
-    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, storage)
+                        reduce_prologue=strategy.reduce_fusion_enabled,
+                        row_fusion=row_fusion and strategy.reduce_fusion_enabled)
+    # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
+    lods = {n: v for n, v in lods.items()
+            if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}
+    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, storage, lods)
+
+
+def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
+                  storage: dict[str, str]) -> tuple[list[OpDesc], dict[str, tuple]]:
+    """Each var's LoD for this run, and LoD-reading ops given their inputs' LoD in attrs.
+
+    Ops with a `lod` rule (sequence ops) say what their outputs carry; any other op passes the
+    LoD of its first input that has one to each output declared with lod_level > 0 (pointwise
+    ops, mul/fc, lookup_table, ... keep their input's rows).
+    """
+    lods = dict(feed_lods)
+    out = []
+    for op in ops:
+        opdef = get_op_def(op.type)
+        if opdef.lod is not None:
+            in_lods = {k: [lods.get(n) for n in v] for k, v in op.inputs.items()}
+            op = op.copy()
+            op.attrs[LOD_ATTR] = in_lods
+            ins = {k: [block.var(storage.get(n, n)).info() for n in v]
+                   for k, v in op.inputs.items()}
+            for slot, values in opdef.lod(in_lods, op.attrs, ins).items():
+                for n, lod in zip(op.output(slot), values):
+                    if lod is None:
+                        lods.pop(n, None)
+                    else:
+                        lods[n] = lod
+        else:
+            src = next((lods[n] for n in op.input_arg_names if n in lods), None)
+            for n in op.output_arg_names:
+                v = block._find_var_recursive(storage.get(n, n))
+                if src is not None and v is not None and v.lod_level > 0:
+                    lods[n] = src
+                else:
+                    lods.pop(n, None)
+        out.append(op)
+    return out, lods
 
 

@@ -3,21 +3,45 @@ from __future__ import annotations
 
 
 class BuildStrategy:
-    """Pass switches under Paddle's names; `fuse_all` turns every fusion off when False."""
+    """Pass switches under Paddle's names.
+
+    fuse_elewise_add_act_ops: pointwise chains (bias add + activation and longer) as one kernel;
+    fuse_reduce_ops: reductions with their prologue/epilogue (softmax, layer_norm) as one kernel;
+    memory_optimize: the memory_optimize pass on the compiled copy (fetched vars kept);
+    fuse_all = False turns every fusion off, for comparison.
+    """
 
     def __init__(self) -> None:
         self.memory_optimize = False
-        self.enable_inplace = True
         self.fuse_elewise_add_act_ops = True
-        self.fuse_all_optimizer_ops = True
+        self.fuse_reduce_ops = True
         self.fuse_all = True
-        self.debug_graphviz_path = ""
 
     @property
     def fusion_enabled(self) -> bool:
-        """Whether pointwise chains and reduction prologues are fused."""
-        return self.fuse_all
+        """Whether pointwise ops are grouped into kernels at all."""
+        return self.fuse_all and self.fuse_elewise_add_act_ops
+
+    @property
+    def reduce_fusion_enabled(self) -> bool:
+        """Whether reductions share kernels with the pointwise ops around them."""
+        return self.fuse_all and self.fuse_reduce_ops
 
     def signature(self) -> tuple:
         """The flags as a hashable key for plan caches."""
         return tuple(sorted(self.__dict__.items()))
+
+
+class CompiledProgram:
+    """A program with the build strategy its runs compile under (fluid.CompiledProgram)."""
+
+    def __init__(self, program_or_graph, build_strategy: BuildStrategy | None = None) -> None:
+        self._program = program_or_graph
+        self._build_strategy = build_strategy or BuildStrategy()
+
+    def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
+                           share_vars_from=None, places=None) -> "CompiledProgram":
+        """Single-device fluidc: keeps the build strategy and returns self, as Paddle does on one place."""
+        if build_strategy is not None:
+            self._build_strategy = build_strategy
+        return self

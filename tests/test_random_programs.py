@@ -123,15 +123,18 @@ def _feed(spec: dict, seed: int) -> dict:
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs(), st.integers(0, 2**32 - 1))
-def test_c_executor_agrees_with_reference(prog, seed):
+def test_c_executor_fused_and_unfused_agree_with_reference(prog, seed):
     program, spec, fetch = prog
     scope = fluid.Scope()
     exe = fluid.Executor(fluid.CPUPlace())
+    unfused = fluid.BuildStrategy()
+    unfused.fuse_all = False
+    variants = [program, fluid.CompiledProgram(program, build_strategy=unfused)]
     # Two runs on one executor: the second reuses the compiled plan and its buffers.
-    for run in range(2):
+    for run, variant in ((r, v) for r in range(2) for v in variants):
         feed = _feed(spec, seed + run)
         with fluid.scope_guard(scope), np.errstate(all="ignore"):
-            got = exe.run(program, feed=feed, fetch_list=fetch)
+            got = exe.run(variant, feed=feed, fetch_list=fetch)
             want = run_reference(program, feed, fetch)
         for name, g, w in zip(fetch, got, want):
             assert g.dtype == w.dtype and g.shape == w.shape, (name, g.dtype, w.dtype, g.shape, w.shape)

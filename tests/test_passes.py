@@ -1,0 +1,112 @@
+"""Passes keep results: prune, fusion (on, off, reductions apart), and what fusion produces."""
+import numpy as np
+import pytest
+
+import fluidc as fluid
+from fluidc.passes import prune_ops
+from fluidc.passes.fuse import Kernel
+from fluidc.runtime.reference import ReferencePlan
+
+
+def _strategy(**flags):
+    s = fluid.BuildStrategy()
+    for k, v in flags.items():
+        setattr(s, k, v)
+    return s
+
+
+STRATEGIES = {
+    "default": {},
+    "unfused": {"fuse_all": False},
+    "no_reduce_fusion": {"fuse_reduce_ops": False},
+    "memory_optimize": {"memory_optimize": True},
+}
+
+
+def _classifier():
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 3
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.layers.data(name="x", shape=[12], dtype="float32")
+        y = fluid.layers.data(name="y", shape=[1], dtype="int64")
+        h = fluid.layers.fc(x, 16, act="relu")
+        prob = fluid.layers.fc(h, 4, act="softmax")
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(prob, y))
+        fluid.optimizer.Momentum(0.1, 0.9).minimize(loss)
+    return main, startup, loss, prob
+
+
+@pytest.mark.parametrize("name", STRATEGIES)
+def test_training_under_every_strategy_equals_the_reference_executor(name):
+    main, startup, loss, prob = _classifier()
+    rng = np.random.default_rng(0)
+    feed = {"x": rng.normal(size=(8, 12)).astype("float32"),
+            "y": rng.integers(0, 4, (8, 1)).astype("int64")}
+    exe = fluid.Executor(fluid.CPUPlace())
+    compiled_scope, reference_scope = fluid.Scope(), fluid.Scope()
+    exe.run(startup, scope=compiled_scope)
+    for v in main.list_vars():
+        if v.persistable:
+            reference_scope.var(v.name).get_tensor().set(
+                np.array(compiled_scope.find_var(v.name).get_tensor()), fluid.CPUPlace())
+    program = fluid.CompiledProgram(main, build_strategy=_strategy(**STRATEGIES[name]))
+    reference = ReferencePlan(main, list(feed), [loss.name, prob.name])
+    for _ in range(3):
+        got = exe.run(program, feed=feed, fetch_list=[loss, prob], scope=compiled_scope)
+        want = reference.run(feed, reference_scope)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=2e-5, atol=1e-6)
+
+
+def _kernels(program, feed, fetch, **flags):
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.CompiledProgram(program, build_strategy=_strategy(**flags)), feed=feed,
+            fetch_list=fetch)
+    plan = next(iter(exe._plans.values()))
+    return [s for s in plan.lowered.steps if isinstance(s, Kernel)], plan
+
+
+def test_softmax_is_one_kernel_and_unfused_is_not():
+    x = fluid.layers.data(name="x", shape=[7, 33], dtype="float32", append_batch_size=False)
+    out = fluid.layers.softmax(x)
+    feed = {"x": np.random.default_rng(1).normal(size=(7, 33)).astype("float32")}
+    fused, plan = _kernels(fluid.default_main_program(), feed, [out])
+    assert len(fused) == 1 and len(plan.lowered.steps) == 1
+    unfused, _ = _kernels(fluid.default_main_program(), feed, [out], fuse_all=False)
+    assert len(unfused) == 5  # max, sub, exp, sum, div
+
+
+def test_pointwise_chain_is_one_kernel_with_only_used_values_stored():
+    x = fluid.layers.data(name="x", shape=[64], dtype="float32", append_batch_size=False)
+    y = fluid.layers.data(name="y", shape=[64], dtype="float32", append_batch_size=False)
+    mid = fluid.layers.relu(fluid.layers.scale(x, 0.5) + y)
+    out = fluid.layers.tanh(mid - 1.0) * x + 2.0
+    feed = {"x": np.ones(64, "float32"), "y": np.ones(64, "float32")}
+    kernels, _ = _kernels(fluid.default_main_program(), feed, [out])
+    assert len(kernels) == 1 and kernels[0].outputs == [out.name]
+    kernels, _ = _kernels(fluid.default_main_program(), feed, [out, mid])
+    assert len(kernels) == 1 and set(kernels[0].outputs) == {out.name, mid.name}
+
+
+def test_prune_keeps_exactly_the_ops_the_fetches_need():
+    x = fluid.layers.data(name="x", shape=[4], dtype="float32")
+    a = fluid.layers.relu(x)
+    b = fluid.layers.tanh(x)  # not needed by c
+    c = fluid.layers.scale(a, 2.0)
+    ops = [op.desc for op in fluid.default_main_program().global_block().ops]
+    kept = prune_ops(ops, ["x"], [c.name])
+    assert [op.type for op in kept] == ["relu", "scale"]
+    assert [op.type for op in prune_ops(ops, ["x"], [b.name])] == ["tanh"]
+    # A fed intermediate cuts what produced it.
+    assert [op.type for op in prune_ops(ops, ["x", a.name], [c.name])] == ["scale"]
+
+
+def test_optimizer_updates_run_even_when_only_the_loss_is_fetched():
+    main, startup, loss, _ = _classifier()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    before = np.array(fluid.global_scope().find_var("fc_0.w_0").get_tensor()).copy()
+    exe.run(main, feed={"x": np.ones((2, 12), "float32"), "y": np.zeros((2, 1), "int64")},
+            fetch_list=[loss])
+    after = np.array(fluid.global_scope().find_var("fc_0.w_0").get_tensor())
+    assert not np.array_equal(before, after)
