@@ -66,6 +66,164 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+EXAMPLES = ("mlp", "linear", "softmax", "chain")
+
+
+def example_program(name: str):
+    """(program, startup, feed vars, fetch vars) of a built-in example."""
+    import fluidc as fluid
+
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        if name == "mlp":
+            x = fluid.layers.data(name="x", shape=[784], dtype="float32")
+            y = fluid.layers.data(name="y", shape=[1], dtype="int64")
+            h = fluid.layers.fc(fluid.layers.fc(x, 512, act="relu"), 512, act="relu")
+            out = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(fluid.layers.fc(h, 10), y))
+            fluid.optimizer.Adam(1e-3).minimize(out)
+            feeds = [x, y]
+        elif name == "linear":
+            x = fluid.layers.data(name="x", shape=[4], dtype="float32")
+            y = fluid.layers.data(name="y", shape=[1], dtype="float32")
+            pred = fluid.layers.fc(x, 1)
+            out = fluid.layers.mean(fluid.layers.square_error_cost(pred, y))
+            fluid.optimizer.SGD(0.01).minimize(out)
+            feeds = [x, y]
+        elif name == "softmax":
+            x = fluid.layers.data(name="x", shape=[1024], dtype="float32")
+            out = fluid.layers.softmax(x)
+            feeds = [x]
+        elif name == "chain":
+            x = fluid.layers.data(name="x", shape=[1024], dtype="float32")
+            y = fluid.layers.data(name="y", shape=[1024], dtype="float32")
+            out = fluid.layers.tanh(fluid.layers.relu(x * 0.5 + y) - 1.0) * x + 2.0
+            feeds = [x, y]
+        else:
+            raise ValueError(f"unknown example '{name}'")
+    return main, startup, feeds, [out]
+
+
+def _load_target(target: str):
+    """(program, feed names, fetch names) from an example name or a saved inference model."""
+    if target in EXAMPLES:
+        main, _, feeds, fetches = example_program(target)
+        return main, [v.name for v in feeds], [v.name for v in fetches]
+    from pathlib import Path
+    if not (Path(target).exists() or Path(target + ".pdmodel").exists()):
+        raise SystemExit(f"fluidc: '{target}' is neither an example ({', '.join(EXAMPLES)}) "
+                         f"nor a saved model")
+    from fluidc.runtime.io import read_inference_model
+    program, feeds, fetches = read_inference_model(target)
+    return program, feeds, fetches
+
+
+def _lower(program, feeds: list[str], fetches: list[str], batch: int, strategy,
+           row_fusion: bool = True):
+    """The program compiled for a batch size: the LoweredProgram `exe.run` would build."""
+    from fluidc.frontend.ops import VarInfo
+    from fluidc.passes.pipeline import lower_program
+
+    block = program.global_block()
+    feed_infos = {}
+    for n in feeds:
+        v = block.var(n)
+        feed_infos[n] = VarInfo(tuple(batch if d < 0 else d for d in v.shape), v.dtype, v.lod_level)
+    state = {n: v.info() for n, v in block.vars.items() if v.persistable}
+    return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion)
+
+
+def _strategy(passes: str | None):
+    import fluidc as fluid
+
+    s = fluid.BuildStrategy()
+    if passes is None:
+        return s
+    chosen = {p.strip() for p in passes.split(",") if p.strip()}
+    unknown = chosen - {"fuse", "fuse_reduce", "memory_optimize", "none"}
+    if unknown:
+        raise SystemExit(f"fluidc: unknown passes {sorted(unknown)}; "
+                         f"choose from fuse, fuse_reduce, memory_optimize, none")
+    s.fuse_elewise_add_act_ops = "fuse" in chosen
+    s.fuse_reduce_ops = "fuse_reduce" in chosen
+    s.memory_optimize = "memory_optimize" in chosen
+    return s
+
+
+def inspect(args: argparse.Namespace) -> int:
+    """Print a program (or saved model/checkpoint) before and after the passes."""
+    from pathlib import Path
+
+    from fluidc.passes import export
+
+    target = args.target
+    if target not in EXAMPLES and _is_checkpoint(Path(target)):
+        from fluidc.runtime.inspect_files import describe
+        print(describe(target))
+        return 0
+    program, feeds, fetches = _load_target(target)
+    lowered = _lower(program, feeds, fetches, args.batch, _strategy(args.passes))
+    if args.format == "json":
+        text = export.to_json({"program": export.program_summary(program),
+                               "compiled": export.steps_summary(lowered)})
+    elif args.format in ("dot", "svg"):
+        text = export.program_dot(program) + "\n" + export.steps_dot(lowered) \
+            if args.format == "dot" else _svg(export.steps_dot(lowered))
+    else:
+        text = (f"== program ({len(program.global_block().ops)} ops)\n{program}\n"
+                f"== compiled for batch {args.batch} ({len(lowered.steps)} steps)\n"
+                f"{export.steps_text(lowered)}")
+    _emit(text, args.output)
+    return 0
+
+
+def _is_checkpoint(path) -> bool:
+    """Files only describe() reads: parameter files, pickles, checkpoint directories."""
+    if path.is_dir():
+        return not (path / "__model__").exists()
+    return path.suffix in (".pdparams", ".pdopt", ".pdiparams") or (
+        path.exists() and path.suffix not in (".pdmodel",) and path.name != "__model__"
+        and not path.with_suffix(".pdmodel").exists())
+
+
+def _svg(dot_text: str) -> str:
+    import shutil
+    import subprocess
+
+    if shutil.which("dot") is None:
+        raise SystemExit("fluidc: --format svg needs Graphviz's `dot` on PATH "
+                         "(e.g. apt-get install graphviz); --format dot prints the source instead")
+    return subprocess.run(["dot", "-Tsvg"], input=dot_text, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        from pathlib import Path
+        Path(output).write_text(text)
+    else:
+        print(text)
+
+
+def codegen(args: argparse.Namespace) -> int:
+    """Print the kernels a program compiles to."""
+    program, feeds, fetches = _load_target(args.target)
+    if args.backend == "triton":
+        from fluidc.codegen.triton import generate_triton as generate
+    else:
+        from fluidc.codegen import generate_c as generate
+    lowered = _lower(program, feeds, fetches, args.batch, _strategy(args.passes),
+                     row_fusion=args.backend == "c")
+    module = generate(lowered.steps, lowered.infos)
+    _emit(module.source, args.output)
+    return 0
+
+
+def bench(args: argparse.Namespace) -> int:
+    """Run the benchmark suite (fused vs unfused vs numpy/torch)."""
+    from fluidc.bench.run import main as bench_main
+    return bench_main(args.rest)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `fluidc` command."""
     parser = argparse.ArgumentParser(prog="fluidc", description=__doc__)
@@ -77,6 +235,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=demo)
+    for name, func, text in (("inspect", inspect, "show a program before and after the passes"),
+                             ("codegen", codegen, "print the generated kernels")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("target", help=f"an example ({', '.join(EXAMPLES)}) or a saved model path")
+        p.add_argument("--passes", help="comma list of fuse, fuse_reduce, memory_optimize, none "
+                                        "(default: all fusion)")
+        p.add_argument("--batch", type=int, default=1, help="size of -1 dims (default 1)")
+        p.add_argument("-o", "--output", help="write to this file instead of stdout")
+        if name == "inspect":
+            p.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text")
+        else:
+            p.add_argument("--backend", choices=("c", "triton"), default="c")
+        p.set_defaults(func=func)
+    p = sub.add_parser("bench", help="run the benchmarks (arguments go to bench/run.py)")
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    p.set_defaults(func=bench)
     return parser
 
 

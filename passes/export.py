@@ -1,0 +1,94 @@
+"""Programs and compiled steps as text, JSON and Graphviz DOT: what `fluidc inspect` prints."""
+from __future__ import annotations
+
+import json
+
+from ..frontend.dtypes import dtype_name
+from ..frontend.framework import Program
+from .fuse import Extern, Kernel
+from .pipeline import LoweredProgram
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def program_dot(program: Program) -> str:
+    """The global block as a dataflow graph: boxes for ops, ellipses for vars."""
+    lines = ["digraph program {", "  rankdir=TB;", "  node [fontsize=10];"]
+    for i, op in enumerate(program.global_block().ops):
+        lines.append(f"  op{i} [shape=box, style=filled, fillcolor=lightgrey, "
+                     f"label={_quote(op.type)}];")
+        lines += [f"  {_quote(n)} -> op{i};" for n in op.input_arg_names]
+        lines += [f"  op{i} -> {_quote(n)};" for n in op.output_arg_names]
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def steps_dot(lowered: LoweredProgram) -> str:
+    """The compiled steps: each kernel a cluster of the ops fused into it, externs as boxes."""
+    lines = ["digraph compiled {", "  rankdir=TB;", "  compound=true;", "  node [fontsize=10];"]
+    for k, step in enumerate(lowered.steps):
+        if isinstance(step, Extern):
+            lines.append(f"  s{k} [shape=box, style=filled, fillcolor=lightblue, "
+                         f"label={_quote('extern ' + step.op.type)}];")
+            lines += [f"  {_quote(n)} -> s{k};" for n in step.op.input_arg_names]
+            lines += [f"  s{k} -> {_quote(n)};" for n in step.op.output_arg_names]
+            continue
+        lines.append(f"  subgraph cluster_{k} {{")
+        lines.append(f"    label={_quote(f'kernel {k} over {list(step.shape)}')};")
+        lines.append("    style=filled; fillcolor=lightyellow;")
+        for j, op in enumerate(step.ops):
+            lines.append(f"    s{k}_{j} [shape=box, label={_quote(op.type)}];")
+        lines.append("  }")
+        for n in step.inputs:
+            lines.append(f"  {_quote(n)} -> s{k}_0 [lhead=cluster_{k}];")
+        for n in step.outputs:
+            lines.append(f"  s{k}_{len(step.ops) - 1} -> {_quote(n)} [ltail=cluster_{k}];")
+    lines.append("}")
+    return "\n".join(lines)
+
+
+def steps_summary(lowered: LoweredProgram) -> dict:
+    """Steps, buffers and reuse as plain data (the JSON format)."""
+    steps = []
+    for step in lowered.steps:
+        if isinstance(step, Extern):
+            steps.append({"kind": "extern", "op": step.op.type,
+                          "inputs": step.op.input_arg_names, "outputs": step.op.output_arg_names})
+        else:
+            steps.append({"kind": "kernel", "shape": list(step.shape), "reduce_axes": list(step.axes),
+                          "ops": [op.type for op in step.ops], "inputs": step.inputs,
+                          "outputs": step.outputs})
+    buffers = {n: {"shape": list(i.shape), "dtype": dtype_name(i.dtype)}
+               for n, i in lowered.infos.items()}
+    return {"steps": steps, "buffers": buffers, "shared_storage": dict(lowered.storage),
+            "feeds": lowered.feeds, "fetches": lowered.fetches, "state": lowered.state}
+
+
+def program_summary(program: Program) -> dict:
+    """Vars and ops of the global block as plain data."""
+    block = program.global_block()
+    return {"vars": [{"name": v.name, "shape": list(v.shape), "dtype": dtype_name(v.dtype),
+                      "persistable": v.persistable} for v in block.vars.values()],
+            "ops": [{"type": op.type, "inputs": op.desc.inputs, "outputs": op.desc.outputs}
+                    for op in block.ops]}
+
+
+def steps_text(lowered: LoweredProgram) -> str:
+    """One line per compiled step."""
+    out = []
+    for k, s in enumerate(steps_summary(lowered)["steps"]):
+        if s["kind"] == "extern":
+            out.append(f"  [{k}] extern {s['op']}: {s['inputs']} -> {s['outputs']}")
+        else:
+            red = f", reducing axes {s['reduce_axes']}" if s["reduce_axes"] else ""
+            out.append(f"  [{k}] kernel over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
+                       f"        reads {s['inputs']} writes {s['outputs']}")
+    if lowered.storage:
+        out.append("  shared buffers: " + ", ".join(f"{v} <- {k}" for k, v in lowered.storage.items()))
+    return "\n".join(out)
+
+
+def to_json(obj: dict) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True)

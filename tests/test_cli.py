@@ -1,0 +1,64 @@
+"""The `fluidc` command: demo, inspect (text/json/dot/svg), codegen, on the built-in examples."""
+import json
+import shutil
+
+import pytest
+
+from fluidc.cli import main
+
+
+def test_demo_trains_and_reports_accuracy(capsys):
+    assert main(["demo", "--epochs", "3", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "epoch  3" in out and "final held-out accuracy" in out
+    acc = float(out.strip().split()[-1])
+    assert acc > 0.85
+
+
+def test_inspect_text_shows_program_and_fused_kernels(capsys):
+    main(["inspect", "chain"])
+    out = capsys.readouterr().out
+    assert "== program (7 ops)" in out and "{ // block 0" in out
+    assert "== compiled for batch 1 (1 steps)" in out
+    assert "kernel over [1, 1024]: scale + elementwise_add + relu + scale + tanh" in out
+
+
+def test_inspect_unfused_and_memory_optimize(capsys):
+    main(["inspect", "chain", "--passes", "none"])
+    assert "(7 steps)" in capsys.readouterr().out
+    main(["inspect", "mlp", "--passes", "fuse,fuse_reduce,memory_optimize", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    kinds = [s["kind"] for s in data["compiled"]["steps"]]
+    assert "kernel" in kinds and "extern" in kinds
+    assert any(op["type"] == "adam" for op in data["program"]["ops"])
+
+
+def test_inspect_dot_draws_kernels_as_clusters(capsys):
+    main(["inspect", "softmax", "--format", "dot"])
+    out = capsys.readouterr().out
+    assert out.count("digraph") == 2 and "subgraph cluster_0" in out
+    assert 'label="kernel 0 over [1, 1024]"' in out
+
+
+def test_inspect_svg_needs_graphviz(capsys):
+    if shutil.which("dot"):
+        main(["inspect", "softmax", "--format", "svg"])
+        assert "<svg" in capsys.readouterr().out
+    else:
+        with pytest.raises(SystemExit, match="Graphviz"):
+            main(["inspect", "softmax", "--format", "svg"])
+
+
+def test_codegen_prints_c_without_user_names(capsys):
+    main(["codegen", "softmax", "--batch", "4"])
+    out = capsys.readouterr().out
+    assert "static void kernel_0(" in out and "void segment_0(void **restrict s)" in out
+    assert "for (int64_t i0 = 0; i0 < 4; ++i0)" in out
+    assert "softmax" not in out.split("*/", 1)[1]
+
+
+def test_unknown_example_and_pass(capsys):
+    with pytest.raises(SystemExit, match="neither an example"):
+        main(["inspect", "nope"])
+    with pytest.raises(SystemExit, match="unknown passes"):
+        main(["inspect", "chain", "--passes", "bogus"])
