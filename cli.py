@@ -13,7 +13,7 @@ def demo(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     import fluidc as fluid
-    from fluidc.data import load_digits
+    from fluidc.datasets import load_digits
 
     images, labels = load_digits()
     rng = np.random.default_rng(args.seed)

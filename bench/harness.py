@@ -129,6 +129,8 @@ def run_bench(bench: str, competitors: list[Competitor], *, repeat: int = 30, nu
 def _fmt_time(us: Optional[float]) -> str:
     if us is None:
         return "-"
+    if us >= 1e6:
+        return f"{us / 1e6:.2f} s"
     if us >= 1e4:
         return f"{us / 1e3:.1f} ms"
     if us >= 1e3:
@@ -139,20 +141,42 @@ def _fmt_time(us: Optional[float]) -> str:
 
 
 def format_table(rows: list[dict]) -> str:
-    """Render result rows as a plain-text table (ratio = median / the bench's baseline's)."""
-    head = ["bench", "competitor", "median", "min", "max", "ratio", "min ratio", "samples",
-            "note"]
+    """Render result rows as a plain-text table (ratio = median / the bench's baseline's).
+
+    Rows that carry bandwidth figures (`gb_s`, `of_copy_bw`: bench/kernels.py) add the
+    columns `GB/s` and `of copy`.
+    """
+    bandwidth = any(r.get("gb_s") is not None for r in rows)
+    head = ["bench", "competitor", "median", "min", "max", "ratio", "min ratio"]
+    head += ["GB/s", "of copy"] if bandwidth else []
+    head += ["samples", "note"]
     body = []
     for r in rows:
         ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
         ratio_min = "-" if r.get("ratio_min") is None else f"{r['ratio_min']:.2f}x"
-        body.append([r["bench"], r["competitor"], _fmt_time(r["median_us"]),
-                     _fmt_time(r["min_us"]), _fmt_time(r["max_us"]), ratio, ratio_min,
-                     f"{r['repeat']}x{r['number']}", r.get("note", "")])
+        line = [r["bench"], r["competitor"], _fmt_time(r["median_us"]),
+                _fmt_time(r["min_us"]), _fmt_time(r["max_us"]), ratio, ratio_min]
+        if bandwidth:
+            line += ["-" if r.get("gb_s") is None else f"{r['gb_s']:.1f}",
+                     "-" if r.get("of_copy_bw") is None else f"{r['of_copy_bw']:.0%}"]
+        line += [f"{r['repeat']}x{r['number']}", r.get("note", "")]
+        body.append(line)
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     lines = ["  ".join(str(x).ljust(w) for x, w in zip(head, widths)).rstrip(),
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip() for row in body]
+    return "\n".join(lines)
+
+
+def format_targets(rows: list[dict]) -> str:
+    """The targets rows carry (`targets`: text, value, value_min, met), one line each."""
+    lines = []
+    for r in rows:
+        for t in r.get("targets", ()):
+            met = {True: "MET   ", False: "MISSED", None: "?     "}[t["met"]]
+            val = "-" if t["value"] is None else f"{t['value']:.3g}"
+            vmin = "" if t.get("value_min") is None else f" (from mins: {t['value_min']:.3g})"
+            lines.append(f"  {met} {t['target']}: {val}{vmin}")
     return "\n".join(lines)
 
 

@@ -1,6 +1,7 @@
 """Run fluidc's benchmarks and print one table.
 
-    python bench/run.py [overhead|mlp|all ...] [--json out.json] [--repeat N]
+    python bench/run.py [overhead|mlp|kernels|chain|arith|softmax|layer_norm|compile|all ...]
+                        [--json out.json] [--png chart.png] [--repeat N]
     python -m bench ...            (from the repo root; same arguments)
 
 Competitors of a bench run side by side in one process with their repeats interleaved, so
@@ -22,9 +23,11 @@ import platform
 import sys
 import time
 
-from .harness import format_table, write_json
+from .harness import format_table, format_targets, write_json
 
-BENCHES = ("overhead", "mlp")
+KERNELS = ("chain", "arith", "softmax", "layer_norm")  # bench/kernels.py's workloads
+BENCHES = ("overhead", "mlp", "kernels", "compile")
+CHOICES = (*BENCHES, *KERNELS)
 
 
 def _setup_threads(threads: int | None) -> dict:
@@ -55,8 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: parse argv, run the selected benches, print the table (and write JSON)."""
     ap = argparse.ArgumentParser(prog="bench", description=__doc__.strip().splitlines()[0])
     ap.add_argument("benches", nargs="*", metavar="BENCH",
-                    help=f"which benches to run: {', '.join(BENCHES)} or all (default: all)")
+                    help=f"which benches to run: {', '.join(CHOICES)} or all (default: all; "
+                         f"kernels = {' '.join(KERNELS)})")
     ap.add_argument("--json", metavar="PATH", help="also write the rows and metadata as JSON")
+    ap.add_argument("--png", metavar="PATH",
+                    help="also draw the ratios as a bar chart per bench (needs matplotlib)")
+    ap.add_argument("--no-torch-compile-time", action="store_true",
+                    help="compile bench: skip torch.compile's (slow) first-call timing")
     ap.add_argument("--repeat", type=int, metavar="N",
                     help="timed samples per competitor (default: per bench)")
     ap.add_argument("--threads", type=int, metavar="N",
@@ -64,10 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-q", "--quiet", action="store_true", help="only print the table")
     args = ap.parse_args(argv)
     chosen = args.benches or ["all"]
-    unknown = [b for b in chosen if b not in (*BENCHES, "all")]
+    unknown = [b for b in chosen if b not in (*CHOICES, "all")]
     if unknown:
-        ap.error(f"unknown bench {', '.join(unknown)}; choose from {', '.join(BENCHES)}, all")
+        ap.error(f"unknown bench {', '.join(unknown)}; choose from {', '.join(CHOICES)}, all")
     selected = list(BENCHES) if "all" in chosen else list(dict.fromkeys(chosen))
+    workloads = list(KERNELS) if "kernels" in selected else [b for b in selected if b in KERNELS]
     if args.repeat is not None and args.repeat < 1:
         ap.error("--repeat must be at least 1")
 
@@ -88,6 +97,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"torch loss {[round(v, 5) for v in p['torch_loss']]}, "
                   f"max |diff| {p['max_abs_diff']:.2e}", flush=True)
         rows += mlp_train.run(args.repeat, verbose)
+    if workloads:
+        from . import kernels
+        rows += kernels.run(args.repeat, verbose, workloads)
+    if "compile" in selected:
+        from . import compile_time
+        rows += compile_time.run(args.repeat, verbose, not args.no_torch_compile_time,
+                                 args.threads)
 
     meta["loadavg_end"] = os.getloadavg()
     print()
@@ -95,9 +111,19 @@ def main(argv: list[str] | None = None) -> int:
     print("\nratio = median / fluidc's median in the same bench (same process, interleaved "
           "repeats); min ratio = min / fluidc's min.\nBelow 1 means faster than fluidc. "
           "Absolute times drift with other load on the machine; the ratios much less.")
+    if any(r.get("gb_s") is not None for r in rows):
+        print("GB/s = (bytes of inputs read + outputs written) / median; of copy = that / the "
+              "copy bandwidth measured first in this run.")
+    targets = format_targets(rows)
+    if targets:
+        print("\nTargets (medians; from the fastest samples in parentheses):\n" + targets)
     if args.json:
         write_json(rows, args.json, meta)
         print(f"wrote {args.json}")
+    if args.png:
+        from .chart import write_png
+        msg = write_png(rows, args.png, meta)
+        print(msg)
     return 0
 
 

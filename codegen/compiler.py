@@ -1,13 +1,19 @@
-"""Compile generated C once and cache the shared library on disk by a hash of source and flags."""
+"""Compile generated code once and cache it on disk by a hash of source and flags.
+
+C becomes a shared library loaded with ctypes; Triton source is a Python module imported from
+the cache dir (Triton's jit reads the kernels' source from that file).
+"""
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 from ..frontend.errors import CompileError
 
@@ -18,7 +24,7 @@ COMPILE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-fno-math-errno",
                  "-fno-trapping-math", "-std=c11"]
 LINK_FLAGS = ["-shared", "-fopenmp", "-lm"]
 
-_loaded: dict[str, ctypes.CDLL] = {}
+_loaded: dict[str, ctypes.CDLL | ModuleType] = {}
 
 
 def cache_dir() -> Path:
@@ -28,6 +34,23 @@ def cache_dir() -> Path:
         return Path(root)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "fluidc"
+
+
+def source_key(*parts: str) -> str:
+    """The cache key of generated code: a hash of its source and whatever else shapes the build."""
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temp file in the same dir and rename, so readers see nothing or all of it."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
 
 
 def find_compiler() -> str | None:
@@ -51,8 +74,7 @@ def load_c(source: str) -> ctypes.CDLL:
     cc = find_compiler()
     if cc is None:
         raise CompileError("no C compiler found (set CC, or install gcc)")
-    key = hashlib.sha256("\0".join([source, cc, _compiler_id(cc)] + COMPILE_FLAGS
-                                   + LINK_FLAGS).encode()).hexdigest()[:32]
+    key = source_key(source, cc, _compiler_id(cc), *COMPILE_FLAGS, *LINK_FLAGS)
     lib = _loaded.get(key)
     if lib is not None:
         return lib
@@ -76,5 +98,24 @@ def _build(cc: str, source: str, d: Path, so: Path) -> None:
             if r.returncode != 0:
                 raise CompileError(f"compiling generated C failed ({' '.join(cmd[:2])} ...):\n"
                                    f"{r.stderr[-4000:]}")
-        (d / f"{so.stem}.c").write_text(source)
+        write_atomic(d / f"{so.stem}.c", source)
         os.replace(out, so)  # atomic: other processes see no kernel or a whole one
+
+
+def load_py(source: str) -> ModuleType:
+    """The module of generated Python `source`: from this process, or written to the cache dir
+    (once per source hash) and imported from there."""
+    key = source_key(source, "py")
+    mod = _loaded.get(key)
+    if mod is not None:
+        return mod
+    d = cache_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"t_{key}.py"
+    if not path.exists():
+        write_atomic(path, source)
+    spec = importlib.util.spec_from_file_location(f"fluidc_generated_{key}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    _loaded[key] = mod
+    return mod

@@ -19,6 +19,7 @@ from .scope import Scope, global_scope
 from .tensor import LoDTensor
 
 _warned_no_compiler = False
+_MAX_PLANS = 128  # plans kept per executor once feeds carry LoD (each LoD has its own plan)
 
 
 class Executor:
@@ -45,24 +46,37 @@ class Executor:
         scope = scope if scope is not None else global_scope()
         feed = feed or {}
         if not isinstance(feed, dict):
-            raise FeedError(f"feed must be a dict of var name -> array, got {type(feed).__name__}")
+            # A reader's batch: one feed dict per place (fluidc runs on one).
+            if not (isinstance(feed, list) and len(feed) == 1 and isinstance(feed[0], dict)):
+                raise FeedError(f"feed must be a dict of var name -> array, got "
+                                f"{type(feed).__name__}")
+            feed = feed[0]
+        readers = getattr(program, "_py_readers", None)
+        if readers:  # non-iterable readers feed their vars themselves
+            feed = _read_feeds(readers, feed)
         fetch_names = [_fetch_name(f) for f in (fetch_list or [])]
         arrays = {name: _as_array(name, value) for name, value in feed.items()}
+        lods = _feed_lods(feed)
         key = (program.fingerprint, tuple((n, a.shape, a.dtype.str) for n, a in arrays.items()),
-               tuple(fetch_names), id(strategy) if strategy is not None else None)
+               tuple(fetch_names), id(strategy) if strategy is not None else None, lods)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = self._build(program, arrays, fetch_names, scope, strategy)
+            if lods is not None and len(self._plans) >= _MAX_PLANS:  # one plan per LoD: bound them
+                del self._plans[next(iter(self._plans))]
+            plan = self._plans[key] = self._build(program, arrays, fetch_names, scope, strategy,
+                                                  dict(lods or ()))
         return plan.run(arrays, scope, return_numpy)
 
     def _build(self, program: Program, arrays: dict[str, np.ndarray], fetches: list[str],
-               scope: Scope, strategy: BuildStrategy | None):
+               scope: Scope, strategy: BuildStrategy | None, lods: dict | None = None):
         block = program.global_block()
         feed_infos = {}
         for name, arr in arrays.items():
             if not block.has_var(name):
                 raise FeedError(f"feed '{name}' is not a var of the program")
             feed_infos[name] = _check_feed(block.var(name), arr)
+            if lods and name in lods:
+                _check_lod(name, lods[name], arr)
         renamed = getattr(program, "_memory_renames", {})
         for name in fetches:
             if name in renamed:
@@ -81,7 +95,8 @@ class Executor:
                 state_infos[name] = VarInfo(tuple(t.shape), lt._dtype())
             else:
                 state_infos[name] = v.info()
-        lowered = lower_program(program, feed_infos, fetches, state_infos, strategy)
+        lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
+                                feed_lods=lods)
         if find_compiler() is None:
             _warn_no_compiler()
             return ReferencePlan(program, list(arrays), fetches)
@@ -113,6 +128,37 @@ def _as_array(name: str, value) -> np.ndarray:
         return np.asarray(value)
     except Exception as e:
         raise FeedError(f"feed '{name}' cannot be read as an array: {e}") from e
+
+
+def _feed_lods(feed: dict) -> tuple | None:
+    """(name, LoD) of each LoDTensor feed that has a LoD, hashable; None when none has one."""
+    lods = None
+    for name, value in feed.items():
+        if isinstance(value, LoDTensor) and value._lod:
+            lods = (lods or ()) + ((name, tuple(tuple(level) for level in value._lod)),)
+    return lods
+
+
+def _check_lod(name: str, lod: tuple, arr: np.ndarray) -> None:
+    """A fed LoD must be offsets from 0, non-decreasing, each level covering the next and the
+    last covering the rows."""
+    ok = all(level and level[0] == 0 and all(b >= a for a, b in zip(level, level[1:]))
+             for level in lod)
+    ok = ok and all(upper[-1] == len(lower) - 1 for upper, lower in zip(lod, lod[1:]))
+    rows = arr.shape[0] if arr.ndim else 1
+    if not ok or lod[-1][-1] != rows:
+        raise FeedError(f"feed '{name}': LoD (offsets) {[list(v) for v in lod]} does not cover "
+                        f"its {rows} rows; each level must run from 0 to the number of entries "
+                        f"of the next, the last to the number of rows")
+
+
+def _read_feeds(readers, feed: dict) -> dict:
+    """`feed` with the next batch of each of the program's non-iterable readers merged in."""
+    feed = dict(feed)
+    for reader in readers:
+        if not all(n in feed for n in reader.feed_names):
+            feed.update(reader.next_feed())
+    return feed
 
 
 def _check_feed(var: Variable, arr: np.ndarray) -> VarInfo:

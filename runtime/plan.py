@@ -6,7 +6,8 @@ import functools
 import numpy as np
 import torch
 
-from ..codegen import generate_c
+from ..codegen import CModule, generate_c
+from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import FluidcError, UninitializedVarError
 from ..frontend.ops import get_op_def
 from ..passes.fuse import Extern
@@ -35,14 +36,16 @@ class Plan:
         names = set(self.module.slots) | set(lowered.feeds) | set(lowered.fetches) | {
             n for s in lowered.steps if isinstance(s, Extern)
             for n in s.op.input_arg_names + s.op.output_arg_names}
-        # Arena: every non-state buffer, allocated once and reused by every run.
-        self.arena = self._allocate(sorted(n for n in names - state if n in infos))
+        self.on_cpu = self.device.type == "cpu"
+        self._plan_direct_io(lowered, state)
+        # Arena: every other non-state buffer, allocated once and reused by every run.
+        direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches}
+        self.arena = self._allocate(sorted(n for n in names - state - direct if n in infos))
         self.table = self.module.new_table()
         for n, slot in self.module.slots.items():
             if n in self.arena:
                 self.module.set_slot(self.table, slot, self.arena[n])
         self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
-        self.on_cpu = self.device.type == "cpu"
         self.feed_views = [(n, self.arena[n].numpy() if self.on_cpu else self.arena[n])
                            for n in lowered.feeds if n in self.arena]
         self.scope: Scope | None = None
@@ -51,6 +54,29 @@ class Plan:
         self.fetchers: list = []
         self.fetch_views: list = []
         self._generators: dict[int, torch.Generator] = {}
+        self.fetch_lods = [lowered.lods.get(n) for n in lowered.fetches]  # fixed per plan
+
+    def _plan_direct_io(self, lowered: LoweredProgram, state: set[str]) -> None:
+        """Feeds only C kernels read are used in place, and fetches only C kernels write go to
+        arrays made per run and handed to the caller: no copy in, no copy out."""
+        self.direct_feeds: list[tuple[str, int]] = []
+        self.fresh_fetches: list[tuple[int, int, tuple, np.dtype]] = []
+        if not (self.on_cpu and isinstance(self.module, CModule)):
+            return
+        touched = {n for s in lowered.steps if isinstance(s, Extern)
+                   for n in s.op.input_arg_names + s.op.output_arg_names}
+        touched |= state | set(lowered.storage) | set(lowered.storage.values())
+        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
+        slots = self.module.slots
+        fetches = lowered.fetches
+        self.direct_feeds = [(n, slots[n]) for n in lowered.feeds
+                             if n in slots and n not in touched | written and n not in fetches]
+        for i, n in enumerate(fetches):
+            if n in slots and n in written and n not in touched and fetches.count(n) == 1 \
+                    and n not in lowered.feeds:
+                info = lowered.infos[n]
+                self.fresh_fetches.append((i, slots[n], tuple(info.shape),
+                                           np.dtype(to_numpy_dtype(info.dtype))))
 
     def _allocate(self, names: list[str]) -> dict[str, torch.Tensor]:
         """One buffer per name; versions of one var (lowered.storage) share the largest."""
@@ -102,8 +128,11 @@ class Plan:
             if slot is not None:
                 self.module.set_slot(self.table, slot, t)
         self.calls = [self._call(s, tensors) for s in self.module.schedule]
-        self.fetchers = [tensors[n] for n in self.lowered.fetches]
-        self.fetch_views = [t.numpy() for t in self.fetchers] if self.on_cpu else []
+        fresh = {i for i, _, _, _ in self.fresh_fetches}
+        self.fetchers = [None if i in fresh else tensors[n]
+                         for i, n in enumerate(self.lowered.fetches)]
+        self.fetch_views = [None if t is None else t.numpy() for t in self.fetchers] \
+            if self.on_cpu else []
         self.bound = bound
         self.scope = scope
 
@@ -128,17 +157,32 @@ class Plan:
         if scope is not self.scope or any(h._t is not t for h, t in self.bound):
             self.bind(scope)
         if self.on_cpu:
+            table = self.table
+            held = []  # keeps contiguous copies of odd feeds alive through the run
+            for name, slot in self.direct_feeds:
+                a = feed[name]
+                if not a.flags.c_contiguous:
+                    a = np.ascontiguousarray(a)
+                    held.append(a)
+                table[slot] = a.ctypes.data
             for name, view in self.feed_views:
                 np.copyto(view, feed[name], casting="no")
+            fresh = []
+            for i, slot, shape, dtype in self.fresh_fetches:
+                fresh.append(np.empty(shape, dtype))
+                table[slot] = fresh[-1].ctypes.data
             for call in self.calls:
                 call()
+            out = [None if v is None else v.copy() for v in self.fetch_views]
+            for (i, _, _, _), a in zip(self.fresh_fetches, fresh):
+                out[i] = a
             if return_numpy:
-                return [a.copy() for a in self.fetch_views]
-            return [LoDTensor(t.clone()) for t in self.fetchers]
+                return out
+            return [LoDTensor(torch.from_numpy(a), lod) for a, lod in zip(out, self.fetch_lods)]
         for name, t in self.feed_views:  # device buffers
             t.copy_(torch.from_numpy(np.ascontiguousarray(feed[name])))
         for call in self.calls:
             call()
         if return_numpy:
             return [t.cpu().numpy() for t in self.fetchers]
-        return [LoDTensor(t.cpu()) for t in self.fetchers]
+        return [LoDTensor(t.cpu(), lod) for t, lod in zip(self.fetchers, self.fetch_lods)]

@@ -1,6 +1,8 @@
 """LoDTensor: a torch tensor plus its level-of-detail offsets (lengths at the API)."""
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import torch
 
@@ -83,7 +85,7 @@ class LoDTensor:
 
     def set_recursive_sequence_lengths(self, lengths: list[list[int]]) -> None:
         """Set lengths per level (stored as offsets)."""
-        self._lod = [list(np.concatenate([[0], np.cumsum(level)]).astype(int)) for level in lengths]
+        self._lod = [[0] + list(itertools.accumulate(int(n) for n in level)) for level in lengths]
 
     def has_valid_recursive_sequence_lengths(self) -> bool:
         """Whether each level's offsets cover the next level (and the last covers the rows)."""
@@ -93,7 +95,7 @@ class LoDTensor:
             if upper[-1] != len(lower) - 1:
                 return False
         for level in self._lod:
-            if level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
+            if not level or level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
                 return False
         return self._t is None or self._lod[-1][-1] == self._t.shape[0]
 

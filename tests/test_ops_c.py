@@ -285,6 +285,56 @@ add("adam", Case(dict(_ADAM)), Case({**_ADAM, **_BETAS}, label="beta_tensors"),
          label="global_pow"))
 add("adam_update", Case(dict(_ADAM), {"epsilon": 1e-6}), Case({**_ADAM, **_BETAS}, label="betas"))
 
+# --- conv, norm, activations, shape ops (frontend/ops/{conv,norm,activation,shape}.py) ---------
+CONV32 = (1e-4, 1e-5)  # numpy's float32 einsum sums in another order than torch's conv
+add("conv2d", Case({"Input": f(2, 3, 7, 8), "Filter": f(4, 3, 3, 3)}, {"paddings": [1, 1]},
+                   tol=CONV32),
+    Case({"Input": f(1, 4, 6, 6), "Filter": f(6, 2, 3, 2)},
+         {"groups": 2, "strides": [2, 1], "paddings": [0, 1, 2, 0]}, label="groups_pad4",
+         tol=CONV32),
+    Case({"Input": f(2, 6, 5, 3), "Filter": f(4, 3, 2, 2)},
+         {"data_format": "NHWC", "padding_algorithm": "SAME", "strides": [2, 2]},
+         label="nhwc_same", tol=CONV32))
+add("depthwise_conv2d", Case({"Input": f(2, 4, 6, 6), "Filter": f(8, 1, 3, 3)},
+                             {"groups": 4, "paddings": [1, 1], "dilations": [2, 2]}, tol=CONV32))
+add("pool2d", *[Case({"X": f(2, 3, 7, 9)}, a, label=lbl) for lbl, a in (
+    ("max", {"ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1]}),
+    ("avg_ceil", {"pooling_type": "avg", "ksize": [2, 2], "strides": [2, 2], "ceil_mode": True}),
+    ("avg_inclusive", {"pooling_type": "avg", "ksize": [3, 3], "paddings": [1, 1], "exclusive": False}),
+    ("global", {"pooling_type": "avg", "global_pooling": True}),
+    ("adaptive", {"pooling_type": "max", "ksize": [2, 3], "adaptive": True}),
+    ("nhwc", {"ksize": [2, 2], "strides": [2, 2], "data_format": "NHWC"}))])
+add("layer_norm", Case({"X": f(4, 5, 33), "Scale": f(33), "Bias": f(33)}, {"begin_norm_axis": 2},
+                       outs=("Y", "Mean", "Variance"), tol=(1e-5, 1e-5)),
+    Case({"X": f(3, 4, 5), "Scale": f(20)}, {"epsilon": 1e-3}, outs=("Y",), label="no_bias",
+         tol=(1e-5, 1e-5)))
+add("hard_swish", Case({"X": f(*S, lo=-7, hi=7)}),
+    Case({"X": f(*S, lo=-7, hi=7)}, {"threshold": 4.0, "scale": 5.0, "offset": 2.0}, label="attrs"))
+add("swish", Case({"X": f(*S, lo=-6, hi=6)}, {"beta": 1.5}))
+add("silu", Case({"X": f(*S, lo=-6, hi=6)}))
+add("clip", Case({"X": f(*S)}, {"min": -0.5, "max": 0.7}),
+    Case({"X": f(*S), "Min": Const([-1.0]), "Max": Const([0.25])}, label="tensors"))
+add("flatten_contiguous_range", Case({"X": f(2, 3, 4, 5)}, {"start_axis": 1, "stop_axis": 2},
+                                     outs=("Out",)))
+add("flatten2", Case({"X": f(2, 3, 4)}, {"axis": 2}, outs=("Out",)))
+add("squeeze2", Case({"X": f(3, 1, 5, 1)}, {"axes": [-1, 1]}, outs=("Out",)))
+add("unsqueeze2", Case({"X": f(3, 5)}, {"axes": [0, -1]}, outs=("Out",)))
+# one_op_program binds one var per slot: multi-output splits run in test_ops_shape.py
+add("split", Case({"X": f(4, 9, 3)}, {"sections": [-1], "axis": 1}))
+add("slice", Case({"Input": f(*S)}, {"axes": [0, 2], "starts": [1, -3], "ends": [3, 100]}),
+    Case({"Input": f(*S)}, {"axes": [1], "starts": [2], "ends": [3], "decrease_axis": [1]},
+         label="decrease"))
+add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
+    Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
+add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))
+add("expand_v2", Case({"X": f(3, 1)}, {"shape": [2, -1, 5]}))
+add("fill_constant_batch_size_like", Case({"Input": f(4, 3)}, {"shape": [-1, 7], "value": 1.5}))
+add("arg_max", Case({"X": f(*S)}, {"axis": 1}), Case({"X": f(*S)}, {"flatten": True}, label="flat"))
+add("arg_min", Case({"X": f(*S)}, {"axis": -1, "keepdims": True}))
+add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
+    Case({"X": f(4, 7, 3)}, {"k": 2, "axis": 1, "largest": False}, label="axis1_smallest"))
+
+
 # Random ops: only their statistics are checkable (tests below). dropout also has cases above.
 RANDOM_OPS = {"uniform_random", "gaussian_random", "dropout"}
 

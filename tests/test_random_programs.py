@@ -138,6 +138,7 @@ def test_c_executor_fused_and_unfused_agree_with_reference(prog, seed):
             want = run_reference(program, feed, fetch)
         for name, g, w in zip(fetch, got, want):
             assert g.dtype == w.dtype and g.shape == w.shape, (name, g.dtype, w.dtype, g.shape, w.shape)
-            rtol, atol = TOL[w.dtype.name]
+            # A float64 value computed from float32 ones carries float32 rounding (libm's ulps).
+            rtol, atol = TOL["float32" if "float32" in str(program) else w.dtype.name]
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True,
                                        err_msg=f"{name} (run {run}) of\n{program}")

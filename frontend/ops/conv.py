@@ -59,7 +59,7 @@ def _out_size(d: int, k: int, lo: int, hi: int, s: int, ceil: bool = False) -> i
     if d < 0:
         return -1
     span = d + lo + hi - k
-    return (span + (s - 1 if ceil else 0)) // s + 1
+    return 0 if span < 0 else (span + (s - 1 if ceil else 0)) // s + 1
 
 
 def _layout(shape_nchw, fmt: str) -> tuple[int, ...]:
@@ -127,7 +127,7 @@ def _conv_infer_fn(op: str):
         hw = [_out_size(d, dl * (k - 1) + 1, pads[2 * i], pads[2 * i + 1], s)
               for i, (d, k, s, dl) in enumerate(zip(_spatial(x.shape, fmt), w.shape[2:],
                                                      strides, dil))]
-        if any(d == 0 or d < -1 for d in hw):
+        if 0 in hw:
             raise ShapeError(f"op '{op}': Input {list(x.shape)} is smaller than Filter "
                              f"{list(w.shape)} with paddings {pads} and dilations {dil}")
         out = _layout((x.shape[0], w.shape[0], hw[0], hw[1]), fmt)
@@ -260,7 +260,7 @@ def pool_geometry(op: str, x_shape, a):
     pads = resolve_padding(op, hw, k, s, a["paddings"], a["padding_algorithm"])
     out = [_out_size(d, kk, pads[2 * i], pads[2 * i + 1], ss, a["ceil_mode"])
            for i, (d, kk, ss) in enumerate(zip(hw, k, s))]
-    if any(d <= 0 and d != -1 for d in out):
+    if 0 in out:
         raise ShapeError(f"op '{op}': X {list(x_shape)} is smaller than ksize {k} with "
                          f"paddings {pads}")
     return fmt, k, s, pads, out

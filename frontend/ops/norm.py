@@ -94,25 +94,24 @@ class _Emit:
 def _ln_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     xi = infos[op.input("X")[0]]
     shape = tuple(xi.shape)
-    ax, left, right = _split("layer_norm", shape, op.attrs)
+    a = {**LN_ATTRS, **op.attrs}
+    ax, left, right = _split("layer_norm", shape, a)
     axes, kept = range(ax, len(shape)), shape[:ax] + (1,) * (len(shape) - ax)
     e = _Emit(new_var, xi.dtype)
+    # Scale and Bias reshaped first, so the normalize-scale-shift chain stays one kernel.
+    scale, bias = (e.reshape(op.input(s)[0], shape[ax:]) if present(op.input(s)) else None
+                   for s in ("Scale", "Bias"))
     x = op.input("X")[0]
     mean = e.row_mean(x, axes, kept, right)
     xc = e("elementwise_sub", {"X": x, "Y": mean}, shape)
     var = e.row_mean(e("square", {"X": xc}, shape), axes, kept, right)
-    rstd = e("rsqrt", {"X": e("scale", {"X": var}, kept, {"bias": float(op.attrs["epsilon"])})},
-             kept)
-    has_scale, has_bias = present(op.input("Scale")), present(op.input("Bias"))
+    rstd = e("rsqrt", {"X": e("scale", {"X": var}, kept, {"bias": float(a["epsilon"])})}, kept)
     y = op.output("Y")[0]
-    y0 = e("elementwise_mul", {"X": xc, "Y": rstd}, shape,
-           out=None if has_scale or has_bias else y)
-    if has_scale:
-        s = e.reshape(op.input("Scale")[0], shape[ax:])
-        y0 = e("elementwise_mul", {"X": y0, "Y": s}, shape, out=None if has_bias else y)
-    if has_bias:
-        e("elementwise_add", {"X": y0, "Y": e.reshape(op.input("Bias")[0], shape[ax:])}, shape,
-          out=y)
+    y0 = e("elementwise_mul", {"X": xc, "Y": rstd}, shape, out=None if scale or bias else y)
+    if scale:
+        y0 = e("elementwise_mul", {"X": y0, "Y": scale}, shape, out=None if bias else y)
+    if bias:
+        e("elementwise_add", {"X": y0, "Y": bias}, shape, out=y)
     for slot, v in (("Mean", mean), ("Variance", var)):
         if present(op.output(slot)):
             e.reshape(v, (left,), op.output(slot)[0])
@@ -156,13 +155,15 @@ def _ln_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     # dX = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dY * Scale, over the normalized axes
     xi = infos[op.input("X")[0]]
     shape = tuple(xi.shape)
-    ax, left, right = _split("layer_norm_grad", shape, op.attrs)
+    a = {**LN_ATTRS, **op.attrs}
+    ax, left, right = _split("layer_norm_grad", shape, a)
     axes, kept = range(ax, len(shape)), shape[:ax] + (1,) * (len(shape) - ax)
     e = _Emit(new_var, xi.dtype)
     x, dy = op.input("X")[0], op.input("Y@GRAD")[0]
+    scale = e.reshape(op.input("Scale")[0], shape[ax:]) if present(op.input("Scale")) else None
     mean = e.reshape(op.input("Mean")[0], kept)
     var = e.reshape(op.input("Variance")[0], kept)
-    rstd = e("rsqrt", {"X": e("scale", {"X": var}, kept, {"bias": float(op.attrs["epsilon"])})},
+    rstd = e("rsqrt", {"X": e("scale", {"X": var}, kept, {"bias": float(a["epsilon"])})},
              kept)
     xhat = e("elementwise_mul", {"X": e("elementwise_sub", {"X": x, "Y": mean}, shape),
                                  "Y": rstd}, shape)
@@ -172,10 +173,7 @@ def _ln_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
         e.column_sum(e("elementwise_mul", {"X": dy, "Y": xhat}, shape), ax, shape, right,
                      op.output("Scale@GRAD")[0])
     if present(op.output("X@GRAD")):
-        g = dy
-        if present(op.input("Scale")):
-            g = e("elementwise_mul", {"X": dy, "Y": e.reshape(op.input("Scale")[0], shape[ax:])},
-                  shape)
+        g = e("elementwise_mul", {"X": dy, "Y": scale}, shape) if scale else dy
         m1 = e.row_mean(g, axes, kept, right)
         m2 = e.row_mean(e("elementwise_mul", {"X": g, "Y": xhat}, shape), axes, kept, right)
         centered = e("elementwise_sub", {"X": g, "Y": m1}, shape)

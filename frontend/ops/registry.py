@@ -16,8 +16,10 @@ GRAD_SUFFIX = "@GRAD"
 FRAMEWORK_ATTRS = frozenset({
     "op_role", "op_role_var", "op_namescope", "op_callstack", "op_device", "with_quant_attr",
     "use_mkldnn", "use_cudnn", "mkldnn_data_type", "use_quantizer", "is_test_attr", "name",
+    "use_onednn", "onednn_data_type",  # Paddle 3.x's names for the mkldnn ones
 })
 EMPTY_VAR = "@EMPTY@"
+LOD_ATTR = "__lod__"  # set on lowered copies of LoD-reading ops, never in a Program
 
 
 def grad_name(name: str) -> str:
@@ -106,6 +108,10 @@ class OpDef:
     lower: Callable | None = None
     run: Callable | None = None
     stateful: bool = False  # draws random numbers: never folded or deduplicated
+    # Ops that read LoD (sequence ops): lod(in_lods, attrs, in_infos) -> {output slot: [LoD or
+    # None]}, LoDs as tuples of offset levels; the pipeline lowers such ops with their inputs'
+    # LoD per slot in attrs[LOD_ATTR].
+    lod: Callable | None = None
 
     def slot(self, name: str, output: bool = False) -> Slot:
         """The named slot, or an OpError naming the op."""

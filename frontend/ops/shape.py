@@ -1,0 +1,602 @@
+"""Shape ops: views (flatten_contiguous_range, flatten2, squeeze2, unsqueeze2), split, slice,
+gather, stack, expand_v2, fill_constant_batch_size_like, arg_max/arg_min and top_k_v2, and grads.
+
+Shape-like inputs Paddle accepts as tensors (StartsTensor, AxisTensor, ...) are declared so real
+programs load, but a bound one is an error: fluidc plans need shapes known before a run."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+
+from ..dtypes import VarType, convert_dtype, to_numpy_dtype
+from ..errors import OpError, ShapeError
+from .define import grad_like, numpy_broadcast, present
+from .math import sum_to_shape
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+
+
+def _define(type, kind, inputs, outputs, attrs, infer, run=None, reference=None, grad=None,
+            **kw):
+    return register(OpDef(type, slots(*inputs), slots(*outputs), attrs, infer, kind,
+                          reference=reference, grad=grad, run=run, **kw))
+
+
+def _axis(axis: int, rank: int, op: str) -> int:
+    if not -rank <= axis < max(rank, 1):
+        raise ShapeError(f"op '{op}': axis {axis} is out of range for rank {rank}")
+    return axis % max(rank, 1)
+
+
+def _no_tensors(op: str, ins, *names: str) -> None:
+    for n in names:
+        if ins.get(n):
+            raise OpError(f"op '{op}': input '{n}' given as a tensor is not supported; "
+                          f"pass it as an attribute")
+
+
+def _prod(dims) -> int:
+    return -1 if any(d < 0 for d in dims) else math.prod(dims)
+
+
+# ---------------------------------------------------------------------------------------------
+# Views: Out shares X's data in a new shape; XShape ([0] + X's shape) carries X's shape to grads.
+
+def _view_ops(type: str, attrs: dict, out_shape, extra_inputs=()) -> None:
+    """Register `type` (X -> Out, XShape) and `type_grad` for a reshape-like op."""
+    def infer(ins, a):
+        _no_tensors(type, ins, *[s.rstrip("*?") for s in extra_inputs])
+        x = ins["X"][0]
+        return {"Out": [VarInfo(out_shape(tuple(x.shape), a), x.dtype, x.lod_level)],
+                "XShape": [VarInfo((0,) + tuple(x.shape), x.dtype, x.lod_level)]}
+
+    def reference(ins, a):
+        x = np.asarray(ins["X"][0])
+        return {"Out": [x.reshape(out_shape(x.shape, a)).copy()],
+                "XShape": [np.zeros((0,) + x.shape, x.dtype)]}
+
+    def grad(op: OpDesc) -> list[OpDesc]:
+        if not present(op.output("XShape")):
+            raise OpError(f"op '{type}' needs its XShape output to be differentiated "
+                          f"(X {op.input('X')})")
+        return [OpDesc(type + "_grad", {"XShape": op.output("XShape"),
+                                        "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                       {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+    def grad_infer(ins, a):
+        xs, d = ins["XShape"][0], ins["Out@GRAD"][0]
+        return {"X@GRAD": [VarInfo(tuple(xs.shape[1:]), d.dtype, xs.lod_level)]}
+
+    def grad_ref(ins, a):
+        shape = np.asarray(ins["XShape"][0]).shape[1:]
+        return {"X@GRAD": [np.asarray(ins["Out@GRAD"][0]).reshape(shape).copy()]}
+
+    _define(type, "view", ["X", *extra_inputs], ["Out", "XShape?"], attrs, infer,
+            _copy_run("X", "Out"), reference, grad)
+    _define(type + "_grad", "view", ["XShape", "Out@GRAD"], ["X@GRAD?"], attrs, grad_infer,
+            _copy_run("Out@GRAD", "X@GRAD"), grad_ref)
+
+
+def _copy_run(src: str, dst: str):
+    def run(ins, outs, a, rng):
+        out, x = outs[dst][0], ins[src][0]
+        if out.data_ptr() != x.data_ptr():  # the runtime may have aliased them already
+            out.copy_(x.reshape(out.shape))
+    return run
+
+
+def flatten_shape(shape, a) -> tuple[int, ...]:
+    """flatten_contiguous_range: dims start_axis..stop_axis merged into one."""
+    rank = len(shape)
+    if rank == 0:
+        return (1,)
+    start = _axis(a["start_axis"], rank, "flatten_contiguous_range")
+    stop = _axis(a["stop_axis"], rank, "flatten_contiguous_range")
+    if start > stop:
+        raise ShapeError(f"op 'flatten_contiguous_range': start_axis {a['start_axis']} is after "
+                         f"stop_axis {a['stop_axis']} for X {list(shape)}")
+    return tuple(shape[:start]) + (_prod(shape[start:stop + 1]),) + tuple(shape[stop + 1:])
+
+
+def squeeze_shape(shape, a) -> tuple[int, ...]:
+    """squeeze2: drop the listed size-1 dims (all size-1 dims when axes is empty).
+
+    A listed dim unknown until run time (-1) is dropped, as Paddle does at compile time; a listed
+    dim of another size stays."""
+    rank = len(shape)
+    axes = {_axis(d, rank, "squeeze2") for d in a["axes"]}
+    drop = {i for i, d in enumerate(shape) if d == 1} if not axes else \
+        {i for i in axes if shape[i] in (1, -1)}
+    return tuple(d for i, d in enumerate(shape) if i not in drop)
+
+
+def unsqueeze_shape(shape, a) -> tuple[int, ...]:
+    """unsqueeze2: a 1 inserted at each axis in turn (negative ones count from the growing end)."""
+    marks: list[int] = []
+    size = len(shape)
+    for ax in a["axes"]:
+        cur = ax + size + 1 if ax < 0 else ax
+        if not 0 <= cur <= size:
+            raise ShapeError(f"op 'unsqueeze2': axis {ax} is out of range for X {list(shape)} "
+                             f"with axes {list(a['axes'])}")
+        marks = [m + 1 if m >= cur else m for m in marks] + [cur]
+        size += 1
+    rest = iter(shape)
+    return tuple(1 if i in marks else next(rest) for i in range(size))
+
+
+def flatten2_shape(shape, a) -> tuple[int, ...]:
+    """flatten2 (Fluid 1.x): a matrix of the dims before `axis` by the dims from it on."""
+    axis = a["axis"]
+    if not 0 <= axis <= len(shape):
+        raise ShapeError(f"op 'flatten2': axis {axis} is out of range for X {list(shape)}")
+    return (_prod(shape[:axis]), _prod(shape[axis:]))
+
+
+_view_ops("flatten2", {"axis": 1}, flatten2_shape)
+_view_ops("flatten_contiguous_range", {"start_axis": 1, "stop_axis": 1}, flatten_shape)
+_view_ops("squeeze2", {"axes": []}, squeeze_shape)
+_view_ops("unsqueeze2", {"axes": []}, unsqueeze_shape, ("AxesTensor?", "AxesTensorList*?"))
+
+
+# ---------------------------------------------------------------------------------------------
+# split (grad: concat of the outputs' grads)
+
+def _sections(op: str, shape, a) -> tuple[int, list[int]]:
+    """(axis, per-output sizes along it; -1 where unknown) of a split of `shape`."""
+    axis = _axis(a["axis"], len(shape), op)
+    d = shape[axis]
+    secs = [int(s) for s in a["sections"]]
+    if secs:
+        if secs.count(-1) > 1:
+            raise ShapeError(f"op '{op}': sections {secs} have more than one -1")
+        if -1 in secs and d >= 0:
+            secs[secs.index(-1)] = d - (sum(secs) + 1)
+        if d >= 0 and -1 not in secs and (sum(secs) != d or min(secs) < 0):
+            raise ShapeError(f"op '{op}': sections {list(a['sections'])} do not add up to dim "
+                             f"{axis} of X {list(shape)}")
+        return axis, secs
+    num = int(a["num"])
+    if num <= 0:
+        raise ShapeError(f"op '{op}': needs num > 0 or sections")
+    if d >= 0 and d % num:
+        raise ShapeError(f"op '{op}': dim {axis} of X {list(shape)} does not split into {num}")
+    return axis, [d // num if d >= 0 else -1] * num
+
+
+def _split_infer(ins, a):
+    _no_tensors("split", ins, "AxisTensor", "SectionsTensorList")
+    x = ins["X"][0]
+    axis, secs = _sections("split", x.shape, a)
+    return {"Out": [VarInfo(tuple(s if i == axis else d for i, d in enumerate(x.shape)),
+                            x.dtype, x.lod_level) for s in secs]}
+
+
+def _split_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    axis, secs = _sections("split", x.shape, a)
+    return {"Out": [p.copy() for p in np.split(x, np.cumsum(secs)[:-1], axis=axis)]}
+
+
+def _split_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    axis = a["axis"] % x.dim()
+    for o, p in zip(outs["Out"], torch.split(x, [o.shape[axis] for o in outs["Out"]], axis)):
+        o.copy_(p)
+
+
+def _split_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("concat", {"X": [grad_name(n) for n in op.output("Out")]},
+                   {"Out": [grad_name(op.input("X")[0])]}, {"axis": op.attrs["axis"]})]
+
+
+_define("split", "extern", ["X", "AxisTensor?", "SectionsTensorList*?"], ["Out*"],
+        {"num": 0, "sections": [], "axis": 0}, _split_infer, _split_run, _split_ref, _split_grad)
+
+
+# ---------------------------------------------------------------------------------------------
+# slice
+
+SLICE_ATTRS = {"axes": [], "starts": [], "ends": [], "decrease_axis": [], "infer_flags": []}
+_SLICE_TENSORS = ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList")
+
+
+def _slice_spans(op: str, shape, a) -> dict[int, tuple[int, int]]:
+    """axis -> clamped [start, end) for each sliced axis of known size (-1 bounds otherwise)."""
+    axes, starts, ends = list(a["axes"]), list(a["starts"]), list(a["ends"])
+    if not len(axes) == len(starts) == len(ends):
+        raise ShapeError(f"op '{op}': axes {axes}, starts {starts} and ends {ends} differ in "
+                         f"length")
+    spans = {}
+    for ax, s, e in zip(axes, starts, ends):
+        ax = _axis(ax, len(shape), op)
+        d = shape[ax]
+        if d < 0:
+            spans[ax] = (-1, -1)
+            continue
+        s, e = (s + d if s < 0 else s), (e + d if e < 0 else e)
+        s, e = min(max(s, 0), d), min(max(e, 0), d)
+        spans[ax] = (s, max(e, s))
+    return spans
+
+
+def _slice_shape(op: str, shape, a) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the sliced shape, the shape after decrease_axis)."""
+    spans = _slice_spans(op, shape, a)
+    full = tuple(-1 if i in spans and spans[i][0] < 0 else (spans[i][1] - spans[i][0])
+                 if i in spans else d for i, d in enumerate(shape))
+    dec = {_axis(d, len(shape), op) for d in a["decrease_axis"]}
+    for i in dec:
+        if full[i] not in (1, -1):
+            raise ShapeError(f"op '{op}': decrease_axis {list(a['decrease_axis'])} names dim {i} "
+                             f"of size {full[i]} (must be 1) slicing Input {list(shape)}")
+    out = tuple(d for i, d in enumerate(full) if i not in dec)
+    return full, out or (1,)
+
+
+def _slice_index(shape, a) -> tuple:
+    spans = _slice_spans("slice", shape, a)
+    return tuple(slice(*spans[i]) if i in spans else slice(None) for i in range(len(shape)))
+
+
+def _slice_infer(ins, a):
+    _no_tensors("slice", ins, *_SLICE_TENSORS)
+    x = ins["Input"][0]
+    return {"Out": [VarInfo(_slice_shape("slice", x.shape, a)[1], x.dtype, x.lod_level)]}
+
+
+def _slice_ref(ins, a):
+    x = np.asarray(ins["Input"][0])
+    return {"Out": [x[_slice_index(x.shape, a)].reshape(_slice_shape("slice", x.shape, a)[1])]}
+
+
+def _slice_run(ins, outs, a, rng):
+    x = ins["Input"][0]
+    out = outs["Out"][0]
+    out.copy_(x[_slice_index(tuple(x.shape), a)].reshape(out.shape))
+
+
+def _slice_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("slice_grad", {"Input": op.input("Input"),
+                                  "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "Input"), dict(op.attrs))]
+
+
+def _slice_grad_ref(ins, a):
+    x = np.asarray(ins["Input"][0])
+    d = np.asarray(ins["Out@GRAD"][0])
+    dx = np.zeros(x.shape, d.dtype)
+    dx[_slice_index(x.shape, a)] = d.reshape(_slice_shape("slice_grad", x.shape, a)[0])
+    return {"Input@GRAD": [dx]}
+
+
+def _slice_grad_run(ins, outs, a, rng):
+    x, d = ins["Input"][0], ins["Out@GRAD"][0]
+    dx = outs["Input@GRAD"][0].zero_()
+    dx[_slice_index(tuple(x.shape), a)] = d.reshape(_slice_shape("slice_grad", x.shape, a)[0])
+
+
+_define("slice", "extern", ["Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
+                            "EndsTensorList*?"], ["Out"], SLICE_ATTRS, _slice_infer, _slice_run,
+        _slice_ref, _slice_grad)
+_define("slice_grad", "extern", ["Input", "Out@GRAD"], ["Input@GRAD?"], SLICE_ATTRS,
+        lambda ins, a: {"Input@GRAD": [VarInfo(ins["Input"][0].shape, ins["Out@GRAD"][0].dtype)]},
+        _slice_grad_run, _slice_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# gather: rows (along axis) of X picked by a 1-D Index (or [N, 1]); the grad adds them back.
+
+GATHER_ATTRS = {"axis": 0, "overwrite": True}
+
+
+def _index_len(op: str, idx) -> int:
+    if len(idx.shape) == 2 and idx.shape[1] == 1 or len(idx.shape) == 1:
+        return idx.shape[0]
+    raise ShapeError(f"op '{op}': Index must be 1-D (or [N, 1]), got shape {list(idx.shape)}")
+
+
+def _gather_infer(ins, a):
+    _no_tensors("gather", ins, "Axis")
+    x, idx = ins["X"][0], ins["Index"][0]
+    if idx.dtype not in (VarType.INT32, VarType.INT64):
+        raise OpError(f"op 'gather': Index must be int32 or int64, got {idx.dtype.name}")
+    axis = _axis(a["axis"], len(x.shape), "gather")
+    n = _index_len("gather", idx)
+    return {"Out": [VarInfo(tuple(n if i == axis else d for i, d in enumerate(x.shape)),
+                            x.dtype, x.lod_level)]}
+
+
+def _gather_ref(ins, a):
+    x, idx = np.asarray(ins["X"][0]), np.asarray(ins["Index"][0]).reshape(-1)
+    return {"Out": [np.take(x, idx.astype(np.int64), axis=a["axis"] % x.ndim)]}
+
+
+def _gather_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    torch.index_select(x, a["axis"] % x.dim(), ins["Index"][0].reshape(-1).long(),
+                       out=outs["Out"][0])
+
+
+def _gather_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("gather_grad", {"X": op.input("X"), "Index": op.input("Index"),
+                                   "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "X"), dict(op.attrs))]
+
+
+def _gather_grad_ref(ins, a):
+    x, idx = np.asarray(ins["X"][0]), np.asarray(ins["Index"][0]).reshape(-1).astype(np.int64)
+    d = np.asarray(ins["Out@GRAD"][0])
+    axis = a["axis"] % x.ndim
+    dx = np.zeros(x.shape, d.dtype)
+    np.add.at(np.moveaxis(dx, axis, 0), idx, np.moveaxis(d, axis, 0))
+    return {"X@GRAD": [dx]}
+
+
+def _gather_grad_run(ins, outs, a, rng):
+    x, d = ins["X"][0], ins["Out@GRAD"][0]
+    outs["X@GRAD"][0].zero_().index_add_(a["axis"] % x.dim(), ins["Index"][0].reshape(-1).long(),
+                                         d)
+
+
+_define("gather", "extern", ["X", "Index", "Axis?"], ["Out"], GATHER_ATTRS, _gather_infer,
+        _gather_run, _gather_ref, _gather_grad)
+_define("gather_grad", "extern", ["X", "Index", "Out@GRAD"], ["X@GRAD?"], GATHER_ATTRS,
+        lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
+        _gather_grad_run, _gather_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# stack (grad: one slice of Y@GRAD per input, lowered so dropped grads cost nothing)
+
+def _stack_infer(ins, a):
+    xs = ins["X"]
+    shape = list(xs[0].shape)
+    for x in xs[1:]:
+        if len(x.shape) != len(shape) or any(p not in (-1, q) and q != -1
+                                             for p, q in zip(shape, x.shape)):
+            raise ShapeError(f"op 'stack': inputs of shapes {[list(v.shape) for v in xs]} differ")
+        shape = [q if p == -1 else p for p, q in zip(shape, x.shape)]
+    axis = _axis(a["axis"], len(shape) + 1, "stack")
+    return {"Y": [VarInfo(tuple(shape[:axis] + [len(xs)] + shape[axis:]), xs[0].dtype,
+                          xs[0].lod_level)]}
+
+
+def _stack_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("stack_grad", {"Y@GRAD": [grad_name(op.output("Y")[0])]},
+                   grad_like(op, "X"), dict(op.attrs))]
+
+
+def _stack_grad_infer(ins, a):
+    y = ins["Y@GRAD"][0]
+    axis = _axis(a["axis"], len(y.shape), "stack_grad")
+    part = VarInfo(tuple(d for i, d in enumerate(y.shape) if i != axis) or (1,), y.dtype)
+    return {"X@GRAD": [part] * max(y.shape[axis], 0)}
+
+
+def _stack_grad_ref(ins, a):
+    y = np.asarray(ins["Y@GRAD"][0])
+    axis = a["axis"] % y.ndim
+    return {"X@GRAD": [np.take(y, i, axis=axis).copy() for i in range(y.shape[axis])]}
+
+
+def _stack_grad_lower(op: OpDesc, infos, new_var) -> list[OpDesc]:
+    axis = op.attrs["axis"] % len(infos[op.input("Y@GRAD")[0]].shape)
+    return [OpDesc("slice", {"Input": op.input("Y@GRAD")}, {"Out": [n]},
+                   {"axes": [axis], "starts": [i], "ends": [i + 1], "decrease_axis": [axis]})
+            for i, n in enumerate(op.output("X@GRAD")) if present([n])]
+
+
+_define("stack", "extern", ["X*"], ["Y"], {"axis": 0}, _stack_infer,
+        lambda ins, outs, a, rng: torch.stack(ins["X"], a["axis"], out=outs["Y"][0]),
+        lambda ins, a: {"Y": [np.stack([np.asarray(x) for x in ins["X"]], a["axis"])]},
+        _stack_grad)
+_define("stack_grad", "composite", ["Y@GRAD"], ["X@GRAD*?"], {"axis": 0}, _stack_grad_infer,
+        reference=_stack_grad_ref, lower=_stack_grad_lower)
+
+
+# ---------------------------------------------------------------------------------------------
+# expand_v2: pointwise (X broadcast, numpy-style, into the target shape; -1 keeps X's dim), so
+# it fuses with what follows. Its grad sums back to X's shape.
+
+def expand_shape(x_shape, target) -> tuple[int, ...]:
+    """expand_v2's output shape."""
+    target = [int(d) for d in target]
+    lead = len(target) - len(x_shape)
+    if lead < 0:
+        raise ShapeError(f"op 'expand_v2': shape {target} has fewer dims than X {list(x_shape)}")
+    out = []
+    for i, t in enumerate(target):
+        d = x_shape[i - lead] if i >= lead else None
+        if d is None:
+            if t < 1:
+                raise ShapeError(f"op 'expand_v2': new leading dim {i} of shape {target} "
+                                 f"must be positive")
+            out.append(t)
+        elif t == -1 or t == d:
+            out.append(d)
+        elif d in (1, -1) and t > 0:
+            out.append(t)
+        else:
+            raise ShapeError(f"op 'expand_v2': X {list(x_shape)} cannot expand to {target}")
+    return tuple(out)
+
+
+def _expand_infer(ins, a):
+    _no_tensors("expand_v2", ins, "Shape", "expand_shapes_tensor")
+    x = ins["X"][0]
+    return {"Out": [VarInfo(expand_shape(x.shape, a["shape"]), x.dtype, x.lod_level)]}
+
+
+def _expand_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    return {"Out": [np.ascontiguousarray(np.broadcast_to(x, expand_shape(x.shape, a["shape"])))]}
+
+
+def _expand_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("expand_v2_grad", {"X": op.input("X"),
+                                      "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "X"), dict(op.attrs))]
+
+
+def _expand_grad_ref(ins, a):
+    x, d = np.asarray(ins["X"][0]), np.asarray(ins["Out@GRAD"][0])
+    lead = d.ndim - x.ndim
+    g = d.sum(axis=tuple(range(lead))) if lead else d
+    dims = tuple(i for i, n in enumerate(x.shape) if n == 1 and g.shape[i] != 1)
+    return {"X@GRAD": [np.ascontiguousarray(g.sum(axis=dims, keepdims=True) if dims else g)]}
+
+
+def _expand_grad_lower(op: OpDesc, infos, new_var) -> list[OpDesc]:
+    if not present(op.output("X@GRAD")):
+        return []
+    d, dx = op.input("Out@GRAD")[0], op.output("X@GRAD")[0]
+    return sum_to_shape(d, infos[d].shape, infos[op.input("X")[0]].shape, dx, -1, new_var,
+                        infos[d].dtype)
+
+
+EXPAND_ATTRS = {"shape": []}
+_define("expand_v2", "pointwise", ["X", "Shape?", "expand_shapes_tensor*?"], ["Out"],
+        EXPAND_ATTRS, _expand_infer, reference=_expand_ref, grad=_expand_grad,
+        expr=lambda o, i, a: {"Out": i["X"]}, broadcast=numpy_broadcast)
+_define("expand_v2_grad", "composite", ["X", "Out@GRAD"], ["X@GRAD?"], EXPAND_ATTRS,
+        lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
+        reference=_expand_grad_ref, lower=_expand_grad_lower)
+
+
+# ---------------------------------------------------------------------------------------------
+# fill_constant_batch_size_like: fill_constant whose shape takes one dim from Input.
+
+FCBSL_ATTRS = {"shape": [], "value": 0.0, "dtype": 5, "input_dim_idx": 0, "output_dim_idx": 0,
+               "str_value": "", "force_cpu": False}
+
+
+def _fcbsl_shape(in_shape, a) -> tuple[int, ...]:
+    shape = [int(d) for d in a["shape"]]
+    i, o = a["input_dim_idx"], a["output_dim_idx"]
+    if not (0 <= i < len(in_shape) and 0 <= o < len(shape)):
+        raise ShapeError(f"op 'fill_constant_batch_size_like': input_dim_idx={i} / "
+                         f"output_dim_idx={o} do not fit Input {list(in_shape)} and shape {shape}")
+    shape[o] = in_shape[i]
+    return tuple(shape)
+
+
+def _fill_value(a):
+    s = a["str_value"]
+    if not s:
+        return a["value"]
+    try:
+        return int(s)
+    except ValueError:
+        return float(s)
+
+
+_define("fill_constant_batch_size_like", "extern", ["Input"], ["Out"], FCBSL_ATTRS,
+        lambda ins, a: {"Out": [VarInfo(_fcbsl_shape(ins["Input"][0].shape, a),
+                                        convert_dtype(a["dtype"]))]},
+        lambda ins, outs, a, rng: outs["Out"][0].fill_(_fill_value(a)),
+        lambda ins, a: {"Out": [np.full(_fcbsl_shape(np.shape(ins["Input"][0]), a),
+                                        _fill_value(a), to_numpy_dtype(a["dtype"]))]})
+
+
+# ---------------------------------------------------------------------------------------------
+# arg_max / arg_min (the first extremum wins ties) and top_k_v2
+
+ARG_ATTRS = {"axis": 0, "keepdims": False, "flatten": False, "dtype": 3}
+
+
+def _arg_dtype(op: str, a) -> VarType:
+    dt = VarType.INT64 if a["dtype"] in (-1, None) else convert_dtype(a["dtype"])
+    if dt not in (VarType.INT32, VarType.INT64):
+        raise OpError(f"op '{op}': dtype must be int32 or int64, got {dt.name}")
+    return dt
+
+
+def _arg_shape(op: str, shape, a) -> tuple[int, ...]:
+    if a["flatten"]:
+        return (1,)
+    axis = _axis(a["axis"], len(shape), op)
+    if a["keepdims"]:
+        return tuple(1 if i == axis else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i != axis) or (1,)
+
+
+def _register_arg(op: str, np_fn, torch_fn) -> None:
+    def infer(ins, a):
+        x = ins["X"][0]
+        return {"Out": [VarInfo(_arg_shape(op, x.shape, a), _arg_dtype(op, a), x.lod_level)]}
+
+    def reference(ins, a):
+        x = np.asarray(ins["X"][0])
+        out = np_fn(x.reshape(-1)) if a["flatten"] else np_fn(x, axis=a["axis"] % x.ndim)
+        return {"Out": [np.asarray(out).reshape(_arg_shape(op, x.shape, a))
+                        .astype(to_numpy_dtype(_arg_dtype(op, a)))]}
+
+    def run(ins, outs, a, rng):
+        x, out = ins["X"][0], outs["Out"][0]
+        idx = torch_fn(x.reshape(-1)) if a["flatten"] else torch_fn(x, dim=a["axis"] % x.dim())
+        out.copy_(idx.reshape(out.shape))
+
+    _define(op, "extern", ["X"], ["Out"], ARG_ATTRS, infer, run, reference)
+
+
+_register_arg("arg_max", np.argmax, torch.argmax)
+_register_arg("arg_min", np.argmin, torch.argmin)
+
+TOPK_ATTRS = {"k": 1, "axis": -1, "largest": True, "sorted": True}
+
+
+def _topk_infer(ins, a):
+    _no_tensors("top_k_v2", ins, "K")
+    x = ins["X"][0]
+    axis = _axis(a["axis"], len(x.shape), "top_k_v2")
+    k = int(a["k"])
+    if x.shape[axis] >= 0 and not 0 < k <= x.shape[axis]:
+        raise ShapeError(f"op 'top_k_v2': k={k} does not fit dim {axis} of X {list(x.shape)}")
+    shape = tuple(k if i == axis else d for i, d in enumerate(x.shape))
+    return {"Out": [VarInfo(shape, x.dtype, x.lod_level)],
+            "Indices": [VarInfo(shape, VarType.INT64, x.lod_level)]}
+
+
+def _topk_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    axis = a["axis"] % x.ndim
+    # A stable sort: ties keep the lower index first.
+    idx = np.argsort(-x if a["largest"] else x, axis=axis, kind="stable")
+    idx = np.take(idx, np.arange(a["k"]), axis=axis)
+    return {"Out": [np.take_along_axis(x, idx, axis)], "Indices": [idx.astype(np.int64)]}
+
+
+def _topk_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    v, i = torch.topk(x, int(a["k"]), dim=a["axis"] % x.dim(), largest=bool(a["largest"]),
+                      sorted=True)
+    outs["Out"][0].copy_(v)
+    outs["Indices"][0].copy_(i)
+
+
+def _topk_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("top_k_v2_grad", {"X": op.input("X"), "Indices": op.output("Indices"),
+                                     "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "X"), dict(op.attrs))]
+
+
+def _topk_grad_ref(ins, a):
+    x, idx = np.asarray(ins["X"][0]), np.asarray(ins["Indices"][0])
+    dx = np.zeros(x.shape, np.asarray(ins["Out@GRAD"][0]).dtype)
+    np.put_along_axis(dx, idx, np.asarray(ins["Out@GRAD"][0]), a["axis"] % x.ndim)
+    return {"X@GRAD": [dx]}
+
+
+def _topk_grad_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    outs["X@GRAD"][0].zero_().scatter_(a["axis"] % x.dim(), ins["Indices"][0],
+                                       ins["Out@GRAD"][0])
+
+
+_define("top_k_v2", "extern", ["X", "K?"], ["Out", "Indices"], TOPK_ATTRS, _topk_infer,
+        _topk_run, _topk_ref, _topk_grad)
+_define("top_k_v2_grad", "extern", ["X", "Indices", "Out@GRAD"], ["X@GRAD?"], TOPK_ATTRS,
+        lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
+        _topk_grad_run, _topk_grad_ref)

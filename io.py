@@ -1,0 +1,9 @@
+"""fluid.io: Fluid 1.x's save and load API (re-exports; the code lives in runtime/io.py)."""
+from .runtime.io import (is_belong_to_optimizer, is_parameter, is_persistable, load_inference_model,
+                         load_params, load_persistables, load_vars, save_inference_model,
+                         save_params, save_persistables, save_vars)
+from .runtime.program_desc import parse_program, serialize_program
+
+__all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
+           "load_persistables", "save_inference_model", "load_inference_model", "is_parameter",
+           "is_persistable", "is_belong_to_optimizer", "parse_program", "serialize_program"]

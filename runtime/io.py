@@ -1,0 +1,555 @@
+"""Saving and loading in PaddlePaddle's files: fluid.io (1.x), paddle.static (2.x), paddle.save/load.
+
+Every load reads and checks all of its vars (present, dtype, shape) before it touches the scope,
+so a bad file never leaves a half-loaded scope. Every write goes to a temp file in the target
+directory, is fsynced, then renamed over the target.
+"""
+from __future__ import annotations
+
+import collections
+import os
+import pickle
+import tempfile
+import warnings
+
+import numpy as np
+
+from ..frontend.dtypes import VarType, dtype_name
+from ..frontend.errors import FluidcError, FormatError, UninitializedVarError
+from ..frontend.framework import OpRole, Parameter, Program, Variable, default_main_program
+from ..passes.prune import prune_ops
+from .program_desc import parse_program, serialize_program
+from .scope import Scope, global_scope
+from .tensor import LoDTensor, to_torch
+from .tensor_io import combine_from_bytes, combine_to_bytes, tensor_from_bytes, tensor_to_bytes
+
+_NOT_SAVED = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
+_OPTIMIZER_OPS = {"sgd", "momentum", "adam", "adamw", "adagrad", "rmsprop", "lamb", "lars_momentum"}
+
+
+# -- files --------------------------------------------------------------------------------------
+
+def atomic_write(path: str, data: bytes) -> None:
+    """Write `data` to `path` through a temp file in the same dir: fsync, then rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would surprise whoever ships the model
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise FormatError(f"{path}: no such file ({what})") from None
+    except IsADirectoryError:
+        raise FormatError(f"{path}: is a directory, expected a file ({what})") from None
+
+
+# -- which vars ---------------------------------------------------------------------------------
+
+def is_parameter(var: Variable) -> bool:
+    """Whether `var` is a Parameter (what save_params saves)."""
+    return isinstance(var, Parameter)
+
+
+def is_persistable(var: Variable) -> bool:
+    """Whether `var` outlives a run and is saved by save_persistables (feed/fetch lists are not)."""
+    return bool(var.persistable) and var.type not in _NOT_SAVED
+
+
+def is_belong_to_optimizer(var: Variable) -> bool:
+    """Persistable state that is not a parameter: moments, beta pows, the learning rate."""
+    return is_persistable(var) and not is_parameter(var) and not var.need_check_feed
+
+
+def _select(program: Program | None, vars, predicate) -> list[Variable]:
+    program = program if program is not None else default_main_program()
+    if not isinstance(program, Program):
+        program = getattr(program, "_program", program)  # CompiledProgram
+    if not isinstance(program, Program):
+        raise TypeError(f"main_program must be a Program, got {type(program).__name__}")
+    if vars is None:
+        vars = [v for v in program.list_vars() if predicate is None or predicate(v)]
+    out, seen = [], set()
+    for v in vars:
+        v = program.global_block().var(v) if isinstance(v, str) else v
+        if v.name not in seen and v.type not in _NOT_SAVED:
+            seen.add(v.name)
+            out.append(v)
+    return out
+
+
+# -- scope access -------------------------------------------------------------------------------
+
+def _value(scope: Scope, name: str) -> LoDTensor:
+    holder = scope.find_var(name)
+    if holder is None or not holder.is_initialized():
+        raise UninitializedVarError(f"var '{name}' has no value in the scope to save: run the "
+                                    f"startup program (or a load) first")
+    return holder.get_tensor()
+
+
+def _check(var: Variable, t: LoDTensor, where: str) -> LoDTensor:
+    """`t` as `var` may hold it, or a FormatError naming the file and the var."""
+    got, shape = t._dtype(), tuple(t.shape())
+    want = tuple(var.shape)
+    if got != var.dtype:
+        raise FormatError(f"{where}: var '{var.name}' is {dtype_name(got)} in the file but "
+                          f"{dtype_name(var.dtype)} in the program")
+    same = len(want) == len(shape) and all(w in (-1, s) for w, s in zip(want, shape))
+    # Paddle 3.x writes single values (the learning rate, a mean) as 0-d tensors where 1.x
+    # programs declare [1]: one element either way.
+    scalar = {want, shape} <= {(), (1,)}
+    if not (same or scalar):
+        raise FormatError(f"{where}: var '{var.name}' has shape {list(shape)} in the file but "
+                          f"{list(want)} in the program")
+    if scalar and shape != want:
+        t = LoDTensor(t.tensor.reshape(want), t.lod())
+    return t
+
+
+def _store(scope: Scope, values: dict[str, LoDTensor]) -> None:
+    """Put checked values into the scope, in place where the held tensor already fits."""
+    for name, t in values.items():
+        held = scope.var(name).get_tensor()
+        old = held._t
+        if old is not None and old.shape == t.tensor.shape and old.dtype == t.tensor.dtype:
+            old.copy_(t.tensor)  # keeps the device and any compiled plan's binding
+        else:
+            held._t = t.tensor.clone() if old is None else t.tensor.to(old.device)
+        held._lod = t.lod()
+
+
+# -- Fluid 1.x: fluid.io ------------------------------------------------------------------------
+
+def save_vars(executor, dirname: str, main_program=None, vars=None, predicate=None,
+              filename: str | None = None) -> None:
+    """Save vars (given, or the program's vars passing predicate): one file each, or one combined file."""
+    scope = global_scope()
+    chosen = _select(main_program, vars, predicate)
+    values = {v.name: _value(scope, v.name) for v in chosen}
+    os.makedirs(dirname, exist_ok=True)
+    if filename is not None:
+        atomic_write(os.path.join(dirname, filename),
+                     combine_to_bytes([values[n] for n in sorted(values)]))
+        return
+    for name, t in values.items():
+        atomic_write(os.path.join(dirname, name), tensor_to_bytes(t))
+
+
+def save_params(executor, dirname: str, main_program=None, filename: str | None = None) -> None:
+    """Save every parameter of the program."""
+    save_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename)
+
+
+def save_persistables(executor, dirname: str, main_program=None, filename: str | None = None) -> None:
+    """Save every persistable var: parameters, optimizer state, the learning rate, counters."""
+    save_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
+
+
+def _read_vars(dirname: str, chosen: list[Variable], filename: str | None) -> dict[str, LoDTensor]:
+    """Read and check every var (nothing is stored yet)."""
+    if filename is not None:
+        path = os.path.join(dirname, filename)
+        names = sorted(v.name for v in chosen)
+        loaded = combine_from_bytes(_read(path, "combined params"), path, names)
+        by_name = {v.name: v for v in chosen}
+        return {n: _check(by_name[n], t, path) for n, t in loaded.items()}
+    out = {}
+    for v in chosen:
+        path = os.path.join(dirname, v.name)
+        if not os.path.isfile(path):
+            raise FormatError(f"{path}: missing: the program's var '{v.name}' has no file in {dirname}")
+        out[v.name] = _check(v, tensor_from_bytes(_read(path, f"var '{v.name}'"), path, v.name), path)
+    return out
+
+
+def load_vars(executor, dirname: str, main_program=None, vars=None, predicate=None,
+              filename: str | None = None) -> None:
+    """Load vars saved by save_vars; all are read and checked before the scope changes.
+
+    Running the startup program after a load overwrites what was loaded: run it first.
+    """
+    chosen = _select(main_program, vars, predicate)
+    _store(global_scope(), _read_vars(dirname, chosen, filename))
+
+
+def _has_optimizer_ops(program: Program) -> bool:
+    return any(op.type in _OPTIMIZER_OPS or int(op.desc.attrs.get("op_role", 0)) & OpRole.Optimize
+               for b in program.blocks for op in b.ops)
+
+
+def load_params(executor, dirname: str, main_program=None, filename: str | None = None) -> None:
+    """Load every parameter of the program (warns if the program would still train them)."""
+    program = main_program if main_program is not None else default_main_program()
+    if isinstance(program, Program) and _has_optimizer_ops(program):
+        warnings.warn("load_params: the program still holds optimizer ops, so running it for "
+                      "prediction would update the parameters; use program.clone(for_test=True) "
+                      "or load_inference_model", UserWarning, stacklevel=2)
+    load_vars(executor, dirname, program, predicate=is_parameter, filename=filename)
+
+
+def load_persistables(executor, dirname: str, main_program=None, filename: str | None = None) -> None:
+    """Load every persistable var, e.g. to resume training where save_persistables left off."""
+    load_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
+
+
+def _inference_program(program: Program, feeds: list[str], targets: list[str]) -> Program:
+    """The program pruned to what targets need from feeds, with Paddle's feed and fetch ops."""
+    pruned = program.clone(for_test=True)
+    block = pruned.global_block()
+    for name in list(feeds) + list(targets):
+        if not block.has_var(name):
+            raise FluidcError(f"save_inference_model: var '{name}' is not in the program")
+    block.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
+    kept = {id(d) for d in prune_ops([op.desc for op in block.ops], feeds, targets)}
+    block.ops = [op for op in block.ops if id(op.desc) in kept]
+    used = set(feeds) | set(targets)
+    used.update(n for op in block.ops for n in op.input_arg_names + op.output_arg_names)
+    for name in [n for n in block.vars if n not in used]:
+        del block.vars[name]
+    block.create_var(name="feed", type=VarType.FEED_MINIBATCH, persistable=True)
+    block.create_var(name="fetch", type=VarType.FETCH_LIST, persistable=True)
+    for i, name in enumerate(feeds):  # prepended one by one, so the last feed comes first
+        block._prepend_op("feed", {"X": ["feed"]}, {"Out": [name]}, {"col": i})
+    for i, name in enumerate(targets):
+        block.append_op("fetch", {"X": [name]}, {"Out": ["fetch"]}, {"col": i})
+    return pruned
+
+
+def _names(items, what: str) -> list[str]:
+    items = items if isinstance(items, (list, tuple)) else [items]
+    out = []
+    for v in items:
+        if not isinstance(v, (str, Variable)):
+            raise TypeError(f"{what} must be Variables or names, got {type(v).__name__}")
+        out.append(v if isinstance(v, str) else v.name)
+    return out
+
+
+def save_inference_model(dirname: str, feeded_var_names, target_vars, executor, main_program=None,
+                         model_filename: str | None = None, params_filename: str | None = None,
+                         export_for_deployment: bool = True, program_only: bool = False,
+                         **_) -> list[str]:
+    """Prune to the targets, add feed/fetch ops, write __model__ and the persistables; returns targets."""
+    program = main_program if main_program is not None else default_main_program()
+    program = getattr(program, "_program", program)
+    feeds, targets = _names(feeded_var_names, "feeded_var_names"), _names(target_vars, "target_vars")
+    pruned = _inference_program(program, feeds, targets)
+    os.makedirs(dirname, exist_ok=True)
+    atomic_write(os.path.join(dirname, model_filename or "__model__"), serialize_program(pruned))
+    if not program_only:
+        save_persistables(executor, dirname, pruned, params_filename)
+    return targets
+
+
+def _feeds_and_fetches(program: Program, where: str) -> tuple[list[str], list[Variable]]:
+    ops = program.global_block().ops
+    feeds = sorted((op.attr("col"), op.output("Out")[0]) for op in ops if op.type == "feed")
+    fetches = sorted((op.attr("col"), op.input("X")[0]) for op in ops if op.type == "fetch")
+    if not fetches:
+        raise FormatError(f"{where}: the program has no fetch ops (not an inference model?)")
+    block = program.global_block()
+    return [n for _, n in feeds], [block.var(n) for _, n in fetches]
+
+
+def load_inference_model(dirname: str, executor, model_filename: str | None = None,
+                         params_filename: str | None = None, pserver_endpoints=None) -> list:
+    """[program, feed_target_names, fetch_targets] of a model saved by save_inference_model."""
+    path = os.path.join(dirname, model_filename or "__model__")
+    program = parse_program(_read(path, "inference model"), path)
+    feeds, fetches = _feeds_and_fetches(program, path)
+    load_persistables(executor, dirname, program, params_filename)
+    return [program, feeds, fetches]
+
+
+# -- 2.x: paddle.static -------------------------------------------------------------------------
+
+def _prefix(path_prefix: str, what: str) -> str:
+    if not isinstance(path_prefix, str) or not path_prefix:
+        raise ValueError(f"{what}: path_prefix must be a non-empty str, got {path_prefix!r}")
+    if os.path.isdir(path_prefix):
+        raise ValueError(f"{what}: '{path_prefix}' is a directory; give a path prefix such as "
+                         f"'{os.path.join(path_prefix, 'model')}'")
+    return path_prefix
+
+
+def static_save_inference_model(path_prefix: str, feed_vars, fetch_vars, executor, program=None,
+                                **kwargs) -> None:
+    """paddle.static.save_inference_model: path_prefix.pdmodel and path_prefix.pdiparams."""
+    prefix = _prefix(path_prefix, "save_inference_model")
+    program = program if program is not None else default_main_program()
+    program = getattr(program, "_program", program)
+    pruned = _inference_program(program, _names(feed_vars, "feed_vars"),
+                                _names(fetch_vars, "fetch_vars"))
+    atomic_write(prefix + ".pdmodel", serialize_program(pruned))
+    save_vars(executor, os.path.dirname(os.path.abspath(prefix)), pruned,
+              predicate=is_persistable, filename=os.path.basename(prefix) + ".pdiparams")
+
+
+def static_load_inference_model(path_prefix: str, executor, **kwargs) -> list:
+    """paddle.static.load_inference_model: a path prefix, or a 1.x directory (model_filename=...)."""
+    if os.path.isdir(path_prefix):
+        return load_inference_model(path_prefix, executor, kwargs.get("model_filename"),
+                                    kwargs.get("params_filename"))
+    model = path_prefix + ".pdmodel"
+    program = parse_program(_read(model, "inference model"), model)
+    feeds, fetches = _feeds_and_fetches(program, model)
+    folder, base = os.path.split(os.path.abspath(path_prefix))
+    load_vars(executor, folder, program, predicate=is_persistable, filename=base + ".pdiparams")
+    return [program, feeds, fetches]
+
+
+def _check_protocol(protocol) -> None:
+    if not isinstance(protocol, int) or not 2 <= protocol <= 4:
+        raise ValueError(f"protocol must be an int from 2 to 4, got {protocol!r}")
+
+
+def state_dict(program: Program, mode: str = "all", scope: Scope | None = None) -> dict[str, LoDTensor]:
+    """Program.state_dict: name -> the scope's tensor for params ('param'), optimizer state ('opt') or both."""
+    preds = {"param": is_parameter, "opt": is_belong_to_optimizer,
+             "all": lambda v: is_parameter(v) or is_belong_to_optimizer(v)}
+    if mode not in preds:
+        raise ValueError(f"state_dict mode must be 'all', 'param' or 'opt', got {mode!r}")
+    scope = scope if scope is not None else global_scope()
+    return {v.name: _value(scope, v.name) for v in _select(program, None, preds[mode])}
+
+
+def _as_lodtensor(value, name: str, where: str) -> LoDTensor:
+    if isinstance(value, LoDTensor):
+        return value
+    try:
+        return LoDTensor(to_torch(np.asarray(value)))
+    except Exception as e:
+        raise FormatError(f"{where}: the value of '{name}' is not an array: {e}") from None
+
+
+def set_state_dict(program: Program, state_dict: dict, scope: Scope | None = None,
+                   where: str = "state_dict") -> None:
+    """Program.set_state_dict: check every value against its var, then store them all."""
+    block = program.global_block()
+    values = {}
+    for name, value in state_dict.items():
+        var = block._find_var_recursive(name)
+        if var is None or not is_persistable(var):
+            warnings.warn(f"Skip loading for '{name}': it is not a persistable var of the program",
+                          UserWarning, stacklevel=2)
+            continue
+        values[name] = _check(var, _as_lodtensor(value, name, where), where)
+    _store(scope if scope is not None else global_scope(), values)
+
+
+def _numpy_dict(values: dict[str, LoDTensor]) -> dict[str, np.ndarray]:
+    return {n: t.numpy().copy() for n, t in values.items()}
+
+
+def static_save(program: Program, model_path: str, protocol: int = 4, **configs) -> None:
+    """paddle.static.save: model_path.pdparams, .pdopt (pickled name -> array) and .pdmodel."""
+    _check_protocol(protocol)
+    prefix = _prefix(model_path, "paddle.static.save")
+    program = getattr(program, "_program", program)
+    params = _numpy_dict(state_dict(program, "param"))
+    opt = _numpy_dict(state_dict(program, "opt"))
+    atomic_write(prefix + ".pdparams", pickle.dumps(params, protocol=protocol))
+    atomic_write(prefix + ".pdopt", pickle.dumps(opt, protocol=protocol))
+    atomic_write(prefix + ".pdmodel", serialize_program(program))
+
+
+def static_load(program: Program, model_path: str, executor=None, var_list=None) -> None:
+    """paddle.static.load from .pdparams/.pdopt, a save_persistables dir, or a combined file (var_list)."""
+    program = getattr(program, "_program", program)
+    block = program.global_block()
+    prefix = model_path[:-len(".pdparams")] if model_path.endswith(".pdparams") else model_path
+    if os.path.isfile(prefix + ".pdparams"):
+        params = [v for v in _select(program, var_list, is_parameter) if is_parameter(v)]
+        opts = [v for v in _select(program, var_list, is_belong_to_optimizer)
+                if is_belong_to_optimizer(v)]
+        values = _read_pickled_vars(prefix + ".pdparams", params)
+        if opts:
+            values.update(_read_pickled_vars(prefix + ".pdopt", opts))
+        _store(global_scope(), values)
+    elif os.path.isdir(model_path):
+        present = {os.path.relpath(os.path.join(d, f), model_path)
+                   for d, _, fs in os.walk(model_path) for f in fs}
+        chosen = [v for v in _select(program, var_list, is_persistable) if v.name in present]
+        load_vars(executor, model_path, program, vars=chosen)
+    elif os.path.isfile(model_path):
+        if var_list is None:
+            raise ValueError(f"paddle.static.load: '{model_path}' is one combined file; pass "
+                             f"var_list to say which vars it holds")
+        load_vars(executor, os.path.dirname(os.path.abspath(model_path)), program,
+                  vars=[block.var(v) if isinstance(v, str) else v for v in var_list],
+                  filename=os.path.basename(model_path))
+    else:
+        raise FormatError(f"{model_path}: no {prefix}.pdparams, directory or file to load")
+
+
+def _read_pickled_vars(path: str, chosen: list[Variable]) -> dict[str, LoDTensor]:
+    saved = _unpickle(_read(path, "pickled state dict"), path, allow_pickle=False)
+    if not isinstance(saved, dict):
+        raise FormatError(f"{path}: holds a {type(saved).__name__}, expected a dict of name -> array")
+    out = {}
+    for v in chosen:
+        if v.name not in saved:
+            raise FormatError(f"{path}: has no value for the program's var '{v.name}'")
+        out[v.name] = _check(v, _as_lodtensor(saved[v.name], v.name, path), path)
+    return out
+
+
+# -- paddle.save / paddle.load ------------------------------------------------------------------
+
+def _eval_data(expr, namespace=None):
+    """Paddle pickles a LoDTensor as eval('data', {'data': array}); only that form is honoured."""
+    if expr == "data" and isinstance(namespace, dict) and isinstance(namespace.get("data"), np.ndarray):
+        return namespace["data"]
+    raise pickle.UnpicklingError("eval in a pickle is refused (only Paddle's tensor form is read)")
+
+
+_SAFE = {("collections", "OrderedDict"): collections.OrderedDict,
+         ("builtins", "eval"): _eval_data, ("builtins", "complex"): complex,
+         ("builtins", "set"): set, ("builtins", "frozenset"): frozenset,
+         ("builtins", "slice"): slice, ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype}
+for _mod in ("numpy.core.multiarray", "numpy._core.multiarray"):  # numpy 1.x and 2.x spellings
+    _SAFE[(_mod, "_reconstruct")] = np.zeros(0).__reduce__()[0]
+    _SAFE[(_mod, "scalar")] = np.float32(0).__reduce__()[0]
+
+
+class _RestrictedUnpickler(pickle.Unpickler):
+    """Builds arrays, containers and scalars only: a checkpoint cannot run code."""
+
+    def find_class(self, module: str, name: str):
+        if (module, name) in _SAFE:
+            return _SAFE[(module, name)]
+        if module.startswith("numpy") and name.endswith("DType"):  # numpy 2's dtype classes
+            import numpy.dtypes
+            return getattr(numpy.dtypes, name)
+        raise pickle.UnpicklingError(f"global '{module}.{name}' is not allowed")
+
+
+class _FullUnpickler(pickle.Unpickler):
+    def find_class(self, module: str, name: str):
+        if (module, name) == ("builtins", "eval"):
+            return _eval_data
+        return super().find_class(module, name)
+
+
+def _unpickle(data: bytes, where: str, allow_pickle: bool):
+    import io as _bio
+    cls = _FullUnpickler if allow_pickle else _RestrictedUnpickler
+    try:
+        return cls(_bio.BytesIO(data)).load()
+    except pickle.UnpicklingError as e:
+        hint = "" if allow_pickle else " (pass allow_pickle=True to paddle.load if you trust the file)"
+        raise FormatError(f"{where}: cannot unpickle: {e}{hint}") from None
+    except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        raise FormatError(f"{where}: truncated or corrupt pickle: {type(e).__name__}: {e}") from None
+
+
+def _to_plain(obj, scope: Scope):
+    """Tensors and static vars -> numpy arrays, containers kept (what Paddle pickles)."""
+    if isinstance(obj, LoDTensor):
+        return obj.numpy().copy()
+    if isinstance(obj, Variable):
+        return _value(scope, obj.name).numpy().copy()
+    if isinstance(obj, dict):
+        return type(obj)((k, _to_plain(v, scope)) for k, v in obj.items()) \
+            if isinstance(obj, collections.OrderedDict) else {k: _to_plain(v, scope) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_plain(v, scope) for v in obj)
+    return obj
+
+
+def save(obj, path: str, protocol: int = 4, **configs) -> None:
+    """paddle.save: a Program as ProgramDesc bytes; anything else (state dicts, tensors, nests) pickled."""
+    _check_protocol(protocol)
+    if not isinstance(path, str) or not os.path.basename(path) or os.path.isdir(path):
+        raise ValueError(f"paddle.save: path must be dirname/filename, got {path!r}")
+    if isinstance(obj, Program):
+        atomic_write(path, serialize_program(obj))
+        return
+    atomic_write(path, pickle.dumps(_to_plain(obj, global_scope()), protocol=protocol))
+
+
+def _load_dir(path: str, configs: dict) -> dict[str, np.ndarray]:
+    model = configs.get("model_filename") or "__model__"
+    if os.path.isfile(os.path.join(path, model)):
+        mpath = os.path.join(path, model)
+        program = parse_program(_read(mpath, "model"), mpath)
+        return _program_values(program, path, configs.get("params_filename"))
+    out = {}
+    for d, _, files in os.walk(path):
+        for f in sorted(files):
+            full = os.path.join(d, f)
+            name = os.path.relpath(full, path)
+            out[name] = tensor_from_bytes(_read(full, f"var '{name}'"), full, name).numpy()
+    return out
+
+
+def _program_values(program: Program, folder: str, filename: str | None) -> dict[str, np.ndarray]:
+    chosen = _select(program, None, is_persistable)
+    return {n: t.numpy() for n, t in _read_vars(folder, chosen, filename).items()}
+
+
+def load(path: str, **configs):
+    """paddle.load: a pickle (state dict, tensor, nest), a saved Program, a single tensor file,
+    a save_params/save_persistables dir, or an inference model's path prefix (-> name -> array).
+
+    Pickles are read with a restricted unpickler (arrays, containers, scalars) unless
+    allow_pickle=True is passed for a trusted file.
+    """
+    if os.path.isdir(path):
+        return _load_dir(path, configs)
+    if not os.path.exists(path) and os.path.isfile(path + ".pdmodel"):
+        program = parse_program(_read(path + ".pdmodel", "model"), path + ".pdmodel")
+        folder, base = os.path.split(os.path.abspath(path))
+        return _program_values(program, folder, configs.get("params_filename") or base + ".pdiparams")
+    data = _read(path, "paddle.load")
+    if data[:1] == b"\x80":  # a pickle (protocol 2+)
+        return _unpickle(data, path, bool(configs.get("allow_pickle", False)))
+    if data[:4] == b"\0\0\0\0":  # a LoDTensor stream begins with version 0
+        return tensor_from_bytes(data, path, os.path.basename(path)).numpy()
+    return parse_program(data, path)
+
+
+def load_program_state(model_path: str, var_list=None) -> dict[str, np.ndarray]:
+    """paddle.static.load_program_state: name -> array from .pdparams + .pdopt (or a dir)."""
+    prefix = model_path[:-len(".pdparams")] if model_path.endswith(".pdparams") else model_path
+    if not os.path.isfile(prefix + ".pdparams"):
+        return load(model_path)
+    state = dict(_unpickle(_read(prefix + ".pdparams", "params"), prefix + ".pdparams", False))
+    if os.path.isfile(prefix + ".pdopt"):
+        state.update(_unpickle(_read(prefix + ".pdopt", "optimizer state"), prefix + ".pdopt", False))
+    names = None if var_list is None else {v if isinstance(v, str) else v.name for v in var_list}
+    return {k: v for k, v in state.items() if names is None or k in names}
+
+
+def set_program_state(program: Program, state_dict: dict) -> None:
+    """paddle.static.set_program_state: set_state_dict for a program."""
+    set_state_dict(program, state_dict)
+
+
+def static_serialize_program(feed_vars, fetch_vars, program=None, **kwargs) -> bytes:
+    """paddle.static.serialize_program: the pruned inference program's ProgramDesc bytes."""
+    program = program if program is not None else default_main_program()
+    return serialize_program(_inference_program(getattr(program, "_program", program),
+                                                _names(feed_vars, "feed_vars"),
+                                                _names(fetch_vars, "fetch_vars")))
+
+
+def deserialize_program(data: bytes) -> Program:
+    """paddle.static.deserialize_program: a Program from ProgramDesc bytes."""
+    return parse_program(data)
