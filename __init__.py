@@ -16,7 +16,13 @@ from .passes.memory import memory_optimize
 from .passes.strategy import BuildStrategy, CompiledProgram
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
                       global_scope, scope_guard)
-from . import core, nn, static  # noqa: F401,E402
+from . import core, io, nn, static  # noqa: F401,E402
+from .runtime import io as _io
+from .runtime.io import load, save  # paddle.save / paddle.load
+
+# Program.state_dict needs the scope (runtime), which frontend may not import: bound here.
+Program.state_dict = _io.state_dict
+Program.set_state_dict = _io.set_state_dict
 
 __version__ = "0.1.0"
 

@@ -8,6 +8,7 @@ from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps
+from .epilogue import fuse_matmul_bias
 from .lower import lower_ops
 from .memory import memory_optimize
 from .prune import needed_inputs, prune_ops
@@ -103,6 +104,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_out = set(fetches) | set(state)
+    if strategy.fuse_all:
+        lowered = fuse_matmul_bias(lowered, infos, live_out)
     steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled)

@@ -6,13 +6,14 @@ import warnings
 import numpy as np
 
 from ..codegen.compiler import find_compiler
+from ..codegen.triton_plan import generate_triton, triton_device
 from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
 from ..frontend.errors import FeedError, FetchError
 from ..frontend.framework import Program, Variable, default_main_program
 from ..frontend.ops import VarInfo
 from ..passes.pipeline import lower_program
 from ..passes.strategy import BuildStrategy
-from .place import CPUPlace
+from .place import CPUPlace, CUDAPlace
 from .plan import Plan
 from .reference import ReferencePlan
 from .scope import Scope, global_scope
@@ -97,6 +98,9 @@ class Executor:
                 state_infos[name] = v.info()
         lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
                                 feed_lods=lods)
+        if isinstance(self.place, CUDAPlace):  # Triton kernels, on the GPU or its interpreter
+            return Plan(lowered, program.random_seed, generate=generate_triton,
+                        device=triton_device(self.place.device_id))
         if find_compiler() is None:
             _warn_no_compiler()
             return ReferencePlan(program, list(arrays), fetches)

@@ -267,6 +267,18 @@ def _feeds_and_fetches(program: Program, where: str) -> tuple[list[str], list[Va
     return [n for _, n in feeds], [block.var(n) for _, n in fetches]
 
 
+def read_inference_model(path: str) -> tuple[Program, list[str], list[str]]:
+    """The program of a saved inference model (a directory, a .pdmodel file or a path prefix)
+    with its feed and fetch names; no parameters are read."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "__model__")
+    elif not os.path.exists(path) and os.path.exists(path + ".pdmodel"):
+        path += ".pdmodel"
+    program = parse_program(_read(path, "inference model"), path)
+    feeds, fetches = _feeds_and_fetches(program, path)
+    return program, feeds, [v.name for v in fetches]
+
+
 def load_inference_model(dirname: str, executor, model_filename: str | None = None,
                          params_filename: str | None = None, pserver_endpoints=None) -> list:
     """[program, feed_target_names, fetch_targets] of a model saved by save_inference_model."""

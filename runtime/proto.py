@@ -121,7 +121,10 @@ _pool.Add(_file_descriptor())
 
 def message_class(name: str):
     """The generated message class for a message of the table ('ProgramDesc', 'VarType.TensorDesc')."""
-    return message_factory.GetMessageClass(_pool.FindMessageTypeByName(f"{PACKAGE}.{name}"))
+    desc = _pool.FindMessageTypeByName(f"{PACKAGE}.{name}")
+    if hasattr(message_factory, "GetMessageClass"):
+        return message_factory.GetMessageClass(desc)
+    return message_factory.MessageFactory(_pool).GetPrototype(desc)  # protobuf < 4.22
 
 
 ProgramDesc = message_class("ProgramDesc")

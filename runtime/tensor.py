@@ -67,8 +67,11 @@ class LoDTensor:
         return self.tensor.detach().cpu().numpy()
 
     def __array__(self, dtype=None, copy=None):
+        # np.array(t) copies (numpy passes copy=True); np.asarray(t) may share memory.
         arr = self.numpy()
-        return arr.astype(dtype) if dtype is not None else arr
+        if dtype is not None and arr.dtype != dtype:
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     # -- LoD --------------------------------------------------------------------------------
     def lod(self) -> list[list[int]]:

@@ -253,6 +253,8 @@ add("mul", Case({"X": f(*S), "Y": f(35, 4)}),
     Case({"X": f(*S), "Y": f(7, 4)}, {"x_num_col_dims": 2}, label="xn2"),
     Case({"X": f(6, 5), "Y": f(5, 2, 3)}, label="y3d"),
     Case({"X": f(3, 10), "Y": f(2, 5, 3)}, {"y_num_col_dims": 2}, label="yn2"))
+add("mul_bias", Case({"X": f(*S), "Y": f(35, 4), "Bias": f(4)}),
+    Case({"X": f(*S), "Y": f(7, 4), "Bias": f(4)}, {"x_num_col_dims": 2}, label="xn2"))
 
 
 def _matmul_cases(tx: str, ty: str, extra: dict) -> list[Case]:

@@ -110,3 +110,18 @@ def test_optimizer_updates_run_even_when_only_the_loss_is_fetched():
             fetch_list=[loss])
     after = np.array(fluid.global_scope().find_var("fc_0.w_0").get_tensor())
     assert not np.array_equal(before, after)
+
+
+def test_matmul_bias_epilogue_is_one_library_call_in_inference():
+    x = fluid.layers.data(name="x", shape=[6], dtype="float32")
+    out = fluid.layers.fc(x, 3, act="relu")
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    xs = np.random.default_rng(2).normal(size=(5, 6)).astype("float32")
+    got, = exe.run(feed={"x": xs}, fetch_list=[out])
+    plan = next(p for p in exe._plans.values() if p.lowered.fetches == [out.name])
+    assert [type(s).__name__ for s in plan.lowered.steps] == ["Extern", "Kernel"]
+    assert plan.lowered.steps[0].op.type == "mul_bias"
+    scope = fluid.global_scope()
+    w, b = (np.array(scope.find_var(n).get_tensor()) for n in ("fc_0.w_0", "fc_0.b_0"))
+    np.testing.assert_allclose(got, np.maximum(xs @ w + b, 0), rtol=1e-5, atol=1e-6)

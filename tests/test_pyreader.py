@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import fluidc as fluid
+import fluidc.reader as fluidc_reader
 from fluidc.frontend.errors import FeedError
 from fluidc.runtime.pyreader import DataLoader, Dataset, EOFException, PyReader
 
@@ -64,12 +65,8 @@ def test_iterable_pyreader_trains():
 
 def test_non_iterable_start_eof_reset_two_epochs():
     x, y, loss, _ = classifier()
-    reader = fluid.io_DataLoader_from_generator(feed_list=[x, y], capacity=2, iterable=False) \
-        if hasattr(fluid, "io_DataLoader_from_generator") else \
-        DataLoader.from_generator(feed_list=[x, y], capacity=2, iterable=False)
-    reader.set_sample_list_generator(fluid.io_batch(samples(40), 16) if hasattr(fluid, "io_batch")
-                                     else __import__("fluidc.reader", fromlist=["batch"]).batch(
-                                         samples(40), 16))
+    reader = DataLoader.from_generator(feed_list=[x, y], capacity=2, iterable=False)
+    reader.set_sample_list_generator(fluidc_reader.batch(samples(40), 16))
     exe = fluid.Executor(fluid.CPUPlace())
     exe.run(fluid.default_startup_program())
     for _ in range(2):

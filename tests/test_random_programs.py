@@ -94,6 +94,9 @@ def programs(draw):
                          "out_dtype": int(VarType.FP64 if to == "float64" else VarType.FP32)}
                 emit("cast", {"X": [a.name]}, attrs, a, to)
                 continue
+            if kind in ("log", "sqrt", "rsqrt"):
+                # Near 0 these turn a last-ulp difference (libm vs numpy) into any error at all.
+                a = guard(a)
             emit(kind, {"X": [a.name]}, attrs, a)
             continue
         kind = draw(st.sampled_from(BINARY))

@@ -400,6 +400,19 @@ def _mul_grad_run(ins, outs, a, rng):
         torch.mm(x2.t(), d2, out=outs["Y@GRAD"][0].view(y2.shape))
 
 
+def _mul_bias_run(ins, outs, a, rng):
+    x2, y2 = _mul_2d(ins["X"][0], ins["Y"][0], a)
+    torch.addmm(ins["Bias"][0], x2, y2, out=outs["Out"][0].view(x2.shape[0], y2.shape[1]))
+
+
+def _mul_bias_ref(ins, a):
+    out = _mul_ref(ins, a)["Out"][0]
+    return {"Out": [(out + np.asarray(ins["Bias"][0])).astype(out.dtype)]}
+
+
+# mul + bias as one library call (the matmul epilogue fuse pass writes it; never in a Program).
+_define("mul_bias", "extern", ["X", "Y", "Bias"], ["Out"], MUL_ATTRS, _mul_infer, _mul_bias_run,
+        _mul_bias_ref)
 _define("mul_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], MUL_ATTRS,
         _xy_grad_infer, _mul_grad_run, _grads_ref(_mul_grads))
 

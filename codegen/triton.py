@@ -1,0 +1,380 @@
+"""The Triton backend: the ops-handler printer for Triton and the kernel and module renderers.
+
+Shapes are literals (plans are per feed signature). A pointwise kernel walks the flattened loop
+nest in blocks of XBLOCK elements; a reduction kernel takes XBLOCK rows per program and walks
+the reduced extent in RBLOCK chunks, or holds a short row whole ("persistent": every element
+is loaded once however many reductions the kernel chains, as softmax and layer_norm do).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import numpy as np
+
+from ..frontend.errors import CompileError
+from .expr import Node, reachable
+from .kernel import KernelSpec, Loop
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "triton"),
+    undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+TL_TYPES = {"float32": "tl.float32", "float64": "tl.float64", "int8": "tl.int8",
+            "int16": "tl.int16", "int32": "tl.int32", "int64": "tl.int64", "uint8": "tl.uint8",
+            "bool": "tl.int1"}
+# Triton's signature spelling of a pointer to each dtype (for ahead-of-time compile checks).
+POINTER_TYPES = {"float32": "*fp32", "float64": "*fp64", "int8": "*i8", "int16": "*i16",
+                 "int32": "*i32", "int64": "*i64", "uint8": "*u8", "bool": "*i1"}
+
+POINTWISE_BLOCK = 1024   # elements per program: 8 per thread at 4 warps
+TILE = 2048              # elements of a reduction tile (XBLOCK * RBLOCK) held in registers
+PERSISTENT_MAX = 4096    # rows up to this long are reduced whole, loaded once
+LOOP_BLOCK = 1024        # RBLOCK of longer rows, walked in a loop
+COLUMN_XBLOCK = 64       # columns per program when the kept dim is the contiguous one
+_INT32_MAX = 2**31 - 1
+
+
+def tl_type(dtype) -> str:
+    """The Triton type of one element of a numpy dtype."""
+    name = np.dtype(dtype).name
+    if name not in TL_TYPES:
+        raise CompileError(f"the Triton backend has no type for {name}")
+    return TL_TYPES[name]
+
+
+def tl_literal(value, dtype) -> str:
+    """Python text of `value` as `dtype`, exact (for tl.full)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return "1" if value else "0"
+    if dtype.kind in "iu":
+        return str(int(value))
+    v = float(np.asarray(value, dtype=dtype))
+    if math.isnan(v):
+        return 'float("nan")'
+    if math.isinf(v):
+        return f'{"-" if v < 0 else ""}float("inf")'
+    return repr(v)  # shortest round-trip text: exact in float64, hence in float32
+
+
+def tl_constant(value, dtype) -> str:
+    """A typed 0-d Triton constant holding exactly `value` as `dtype`."""
+    return f"tl.full([], {tl_literal(value, dtype)}, {tl_type(dtype)})"
+
+
+def next_pow2(n: int) -> int:
+    """The smallest power of two >= n (1 for n <= 1): Triton block sizes are powers of two."""
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+class TritonPrinter:
+    """Prints expression Nodes as Triton; every computed node becomes one local `tN = ...`."""
+
+    _UNARY = {"exp": "tl.exp", "log": "tl.log", "erf": "tl.math.erf", "abs": "tl.abs",
+              "tanh": "_tanh"}
+    _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+    def __init__(self, load: dict[int, str]) -> None:
+        self.load = load  # operand -> its tl.load expression
+
+    def expr(self, n: Node, name: dict[int, str]) -> str:
+        op, T = n.op, tl_type(n.dtype)
+        if op == "load":
+            return self.load[n.args[0]]
+        if op == "constant":
+            return tl_constant(n.args[0], n.dtype)
+
+        def arg(i: int, dtype=n.dtype) -> str:
+            x = n.args[i]
+            return name[x.id] if x.dtype == dtype else f"{name[x.id]}.to({tl_type(dtype)})"
+
+        def cond(i: int) -> str:
+            x = n.args[i]
+            return name[x.id] if x.dtype.kind == "b" else f"({name[x.id]} != 0)"
+
+        flt, f32 = n.dtype.kind == "f", n.dtype == np.float32
+        if op in ("add", "sub", "mul"):
+            return f"({arg(0)} {dict(add='+', sub='-', mul='*')[op]} {arg(1)})"
+        if op == "truediv":
+            if not flt:
+                return f"_idiv({arg(0)}, {arg(1)})"
+            # div_rn: Triton's float32 `/` is an approximate division.
+            return f"tl.math.div_rn({arg(0)}, {arg(1)})" if f32 else f"({arg(0)} / {arg(1)})"
+        if op == "floordiv":
+            if not flt:
+                return f"_floordiv({arg(0)}, {arg(1)})"
+            q = f"tl.math.div_rn({arg(0)}, {arg(1)})" if f32 else f"{arg(0)} / {arg(1)}"
+            return f"tl.floor({q})"
+        if op == "mod":
+            return f"{'_fmod' if flt else '_mod'}({arg(0)}, {arg(1)})"
+        if op == "neg":
+            return f"(-{arg(0)})"
+        if op in ("maximum", "minimum"):
+            return f"_{op[:3]}_nan({arg(0)}, {arg(1)})"
+        if op == "pow":
+            # float64 throughout: float32 results come out correctly rounded, ints exact to 2**53.
+            if n.dtype == np.float64:
+                return f"_pow({arg(0)}, {arg(1)})"
+            return f"_pow({arg(0, np.float64)}, {arg(1, np.float64)}).to({T})"
+        if op == "sqrt":
+            return f"tl.sqrt_rn({arg(0)})" if f32 else f"tl.sqrt({arg(0)})"
+        if op in self._UNARY:
+            return f"{self._UNARY[op]}({arg(0)})"
+        if op == "floor":
+            return f"tl.floor({arg(0)})" if flt else arg(0)
+        if op == "sign":
+            a = arg(0)
+            s = f"(({a} > 0).to({T}) - ({a} < 0).to({T}))"
+            return f"tl.where({a} != {a}, {a}, {s})" if flt else s
+        if op == "where":
+            return f"tl.where({cond(0)}, {arg(1)}, {arg(2)})"
+        if op in self._COMPARE:
+            common = np.result_type(*[a.dtype for a in n.args])
+            return f"({arg(0, common)} {self._COMPARE[op]} {arg(1, common)})"
+        if op == "logical_and":
+            return f"({cond(0)} & {cond(1)})"
+        if op == "logical_or":
+            return f"({cond(0)} | {cond(1)})"
+        if op == "logical_not":
+            a = n.args[0]
+            return f"(~{name[a.id]})" if a.dtype.kind == "b" else f"({name[a.id]} == 0)"
+        if op == "isnan":
+            a = name[n.args[0].id]
+            return f"({a} != {a})"
+        if op == "cast":
+            return cond(0) if n.dtype.kind == "b" else f"{name[n.args[0].id]}.to({T})"
+        raise NotImplementedError(f"Triton printer: handler method '{op}'")
+
+
+@dataclass
+class Launch:
+    """How a segment launches one kernel: grid, block sizes, warps, and its pointer types."""
+
+    name: str
+    grid: int
+    meta: dict[str, int]
+    num_warps: int
+    pointer_types: list[str]
+
+    def call(self, args: list[str]) -> str:
+        """The launch statement, with `args` as the kernel's pointer arguments."""
+        meta = "".join(f", {k}={v}" for k, v in self.meta.items())
+        return f"{self.name}[({self.grid},)]({', '.join(args)}{meta}, num_warps={self.num_warps})"
+
+
+def _index_lines(var: str, loops: list[Loop], prefix: str) -> tuple[list[str], list[str]]:
+    """Split flat index `var` into one index per loop (outermost first): lines and names."""
+    if len(loops) == 1:
+        return [], [var]
+    lines, names = [], []
+    for k, lp in enumerate(loops):
+        inner = int(np.prod([q.size for q in loops[k + 1:]], dtype=np.int64))
+        text = var if inner == 1 else f"({var} // {inner})"
+        if k > 0:  # the outermost index needs no wrap: lanes past the end are masked
+            text = f"{text} % {lp.size}"
+        lines.append(f"{prefix}{k} = {text}")
+        names.append(f"{prefix}{k}")
+    return lines, names
+
+
+def _offset(operand: int, loops: list[Loop], idx: list[str]) -> str:
+    terms = [v if lp.strides[operand] == 1 else f"{v} * {lp.strides[operand]}"
+             for v, lp in zip(idx, loops) if lp.strides[operand] != 0]
+    return " + ".join(terms)
+
+
+def _wide(spec: KernelSpec, extra: int) -> bool:
+    """Whether index arithmetic can pass int32 (flat index with block overhang, or an offset)."""
+    if spec.numel + extra > _INT32_MAX:
+        return True
+    return any(sum((lp.size - 1) * abs(lp.strides[o]) for lp in spec.loops) > _INT32_MAX
+               for o in range(len(spec.operands)))
+
+
+def _warps(tile: int) -> int:
+    return max(1, min(8, tile // 512))
+
+
+def _values(spec: KernelSpec) -> list[tuple[int, Node]]:
+    """Every (operand, value) the kernel stores, the classic reduction's result included."""
+    stores = list(spec.stores)
+    if spec.combine is not None:
+        out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
+        stores.append((spec.reduce_out,
+                       spec.builder.reduce(spec.combine, spec.reduce_value, out_dtype)))
+    return stores
+
+
+def render_kernel(spec: KernelSpec, name: str) -> tuple[str, Launch | None]:
+    """The @triton.jit function of one kernel (params b0, b1, ... in spec buffer order) and its
+    launch; the launch is None when the kernel has no work (a zero-size shape)."""
+    params = [f"b{i}" for i in range(len(spec.buffers))]
+    pointers = [POINTER_TYPES[np.dtype(d).name] for d in spec.dtypes]
+    if any(lp.reduce for lp in spec.loops) or any(
+            n.op == "reduce" for n in reachable([v for _, v in _values(spec)])):
+        return _render_reduction(spec, name, params, pointers)
+    return _render_pointwise(spec, name, params, pointers)
+
+
+def _render_pointwise(spec, name, params, pointers) -> tuple[str, Launch | None]:
+    numel = spec.numel
+    block = min(next_pow2(numel), POINTWISE_BLOCK)
+    body, idx = _index_lines("x", spec.loops, "i")
+    offsets = {o: _offset(o, spec.loops, idx) for o in range(len(spec.operands))}
+    ref = {o: f"b{buf}" for o, buf in enumerate(spec.operands)}
+    load = {o: f"tl.load({ref[o]} + {off}, mask=xmask)" if off else f"tl.load({ref[o]})"
+            for o, off in offsets.items()}
+    stores = _values(spec)
+    names = _emit(TritonPrinter(load), reachable([v for _, v in stores]), {}, body)
+    for o, v in stores:
+        body.append(f"tl.store({ref[o]} + {offsets[o] or 'x'}, {names[v.id]}, mask=xmask)")
+    src = _ENV.get_template("pointwise.py.j2").render(
+        name=name, params=params, numel=numel, body=body, wide=_wide(spec, block))
+    launch = Launch(name, -(-numel // block), {"XBLOCK": block}, _warps(block), pointers)
+    return src, (launch if numel else None)
+
+
+def _emit(printer: TritonPrinter, nodes: list[Node], names: dict[int, str],
+          lines: list[str]) -> dict[int, str]:
+    """Lines computing `nodes` not yet in `names` (constants inlined); returns `names`."""
+    for n in nodes:
+        if n.id in names:
+            continue
+        text = printer.expr(n, names)
+        if n.op == "constant":
+            names[n.id] = text
+        else:
+            names[n.id] = f"t{n.id}"
+            lines.append(f"t{n.id} = {text}")
+    return names
+
+
+# combine -> (loop update of acc with masked value v, the final reduction along axis 1)
+_COMBINE = {
+    "sum": ("{acc} + {v}", "tl.sum({acc}, 1)"),
+    "prod": ("{acc} * {v}", "tl.reduce({acc}, 1, _prod)"),
+    "max": ("_max_nan({acc}, {v})", "tl.reduce({acc}, 1, _max_nan)"),
+    "min": ("_min_nan({acc}, {v})", "tl.reduce({acc}, 1, _min_nan)"),
+}
+_LEVEL = {"const": 0, "row": 1, "elem": 2}
+
+
+def _init(combine: str, dtype: np.dtype):
+    """The identity of `combine` in `dtype`: what masked-off lanes contribute."""
+    if combine in ("sum", "prod"):
+        return 0 if combine == "sum" else 1
+    if dtype.kind == "f":
+        return -math.inf if combine == "max" else math.inf
+    info = np.iinfo(dtype) if dtype.kind in "iu" else np.iinfo(np.uint8)
+    return info.min if combine == "max" else info.max
+
+
+def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]:
+    outer = [lp for lp in spec.loops if not lp.reduce]
+    inner = [lp for lp in spec.loops if lp.reduce]
+    rows = int(np.prod([lp.size for lp in outer], dtype=np.int64))
+    extent = int(np.prod([lp.size for lp in inner], dtype=np.int64))
+    n_ops = range(len(spec.operands))
+    # A column reduction (the kept dim is the contiguous one, e.g. a bias gradient) takes many
+    # columns per program so loads coalesce along them; otherwise rows are walked along r.
+    column = bool(outer) and not any(inner and inner[-1].strides[o] == 1 for o in n_ops) and any(
+        outer[-1].strides[o] == 1 for o in n_ops)
+    if column:
+        xblock = min(next_pow2(rows), COLUMN_XBLOCK)
+        rblock = min(next_pow2(extent), TILE // xblock)
+    else:
+        rblock = next_pow2(extent) if next_pow2(extent) <= PERSISTENT_MAX else LOOP_BLOCK
+        xblock = min(next_pow2(rows), max(1, TILE // rblock))
+    persistent = extent <= rblock
+
+    body, xidx = _index_lines("x", outer, "xi")
+    rlines, ridx = _index_lines("r", inner, "ri")
+    xoff = {o: _offset(o, outer, xidx) for o in n_ops}
+    roff = {o: _offset(o, inner, ridx) for o in n_ops}
+    moves = {o: bool(roff[o]) for o in n_ops}
+    ref = {o: f"b{buf}" for o, buf in enumerate(spec.operands)}
+    load = {}
+    for o in n_ops:
+        off = " + ".join(t for t in (xoff[o], roff[o]) if t)
+        mask = "xmask & rmask" if moves[o] else "xmask"
+        load[o] = f"tl.load({ref[o]} + {off}, mask={mask})" if off else f"tl.load({ref[o]})"
+    printer = TritonPrinter(load)
+    stores = _values(spec)
+    order = reachable([v for _, v in stores])
+    levels: dict[int, str] = {}
+    for n in order:
+        if n.op == "constant":
+            levels[n.id] = "const"
+        elif n.op == "load":
+            levels[n.id] = "elem" if moves[n.args[0]] else "row"
+        elif n.op == "reduce":
+            levels[n.id] = "row"
+        else:
+            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
+                               key=_LEVEL.get, default="const")
+    header = ["r = roff + rbase" if not persistent else "r = rbase",
+              f"rmask = r < {extent}"] + rlines
+    names: dict[int, str] = {}
+    # Constants, and what is computed from constants alone, once at the top.
+    _emit(printer, [n for n in order if levels[n.id] == "const"], names, body)
+    if persistent:
+        body += header
+
+    def elem_pass(values: list[Node], finish: list[str]) -> list[str]:
+        """Lines computing `values` over the reduced extent, then `finish` (per chunk)."""
+        if persistent:  # one chunk: elementwise values persist across passes, loaded once
+            lines = []
+            _emit(printer, [n for n in reachable(values) if levels[n.id] == "elem"], names, lines)
+            return lines + [f.format(*[names[v.id] for v in values]) for f in finish]
+        local = dict(names)
+        lines = list(header)
+        _emit(printer, [n for n in reachable(values) if levels[n.id] == "elem"], local, lines)
+        lines += [f.format(*[local[v.id] for v in values]) for f in finish]
+        return [f"for roff in range(0, {extent}, RBLOCK):"] + ["    " + x for x in lines]
+
+    for n in order:
+        if levels[n.id] != "row" or n.id in names:
+            continue
+        if n.op != "reduce":
+            _emit(printer, [n], names, body)
+            continue
+        combine, value = n.args
+        T = tl_type(n.dtype)
+        init = _init(combine, n.dtype)
+        v = "{0}" if value.dtype == n.dtype else f"{{0}}.to({T})"
+        masked = f"tl.where(xmask & rmask, {v}, {tl_constant(init, n.dtype)})"
+        update, final = _COMBINE[combine]
+        if persistent:
+            body += elem_pass([value], [f"t{n.id} = {final.format(acc=masked)}"])
+        else:
+            acc = f"acc{n.id}"
+            body.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {tl_literal(init, n.dtype)}, {T})")
+            body += elem_pass([value], [f"{acc} = {update.format(acc=acc, v=masked)}"])
+            body.append(f"t{n.id} = {final.format(acc=acc)}")
+        if n.dtype.kind != "f":  # tl.sum widens small integers
+            body[-1] += f".to({T})"
+        body[-1] += "[:, None]"
+        names[n.id] = f"t{n.id}"
+    elem = [(o, v) for o, v in stores if moves[o]]
+    if elem:
+        body += elem_pass([v for _, v in elem],
+                          [f"tl.store({ref[o]} + {' + '.join(t for t in (xoff[o], roff[o]) if t)}, "
+                           f"{{{i}}}, mask=xmask & rmask)" for i, (o, _) in enumerate(elem)])
+    for o, v in stores:
+        if not moves[o]:
+            body.append(f"tl.store({ref[o]} + {xoff[o] or 'x'}, {names[v.id]}, mask=xmask)")
+    tile = xblock * rblock
+    src = _ENV.get_template("reduction.py.j2").render(
+        name=name, params=params, rows=rows, extent=extent, body=body,
+        wide=_wide(spec, tile))
+    launch = Launch(name, -(-rows // xblock), {"XBLOCK": xblock, "RBLOCK": rblock},
+                    _warps(tile), pointers)
+    return src, (launch if rows else None)
+
+
+def render_module(kernels: list[str], segments: list[dict]) -> str:
+    """The whole Python module of one plan: helpers, kernels, and one function per segment."""
+    return _ENV.get_template("module.py.j2").render(kernels=kernels, segments=segments)

@@ -1,0 +1,113 @@
+"""One Python module per compiled plan for the GPU: a Triton kernel per fused group, a segment
+function per run of kernels, driven by the runtime exactly as the C module is."""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass, field
+from types import ModuleType
+
+from ..frontend.errors import FluidcError
+from ..frontend.ops import VarInfo
+from ..passes.fuse import Extern, Kernel, Step
+from .compiler import load_py
+from .kernel import build_spec
+from .triton import Launch, render_kernel, render_module
+
+
+def interpreting() -> bool:
+    """Whether Triton runs kernels in its CPU interpreter (TRITON_INTERPRET=1)."""
+    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+
+
+def triton_device(device_id: int = 0) -> str:
+    """The torch device Triton kernels run on for CUDAPlace(device_id): the GPU, or the CPU
+    under TRITON_INTERPRET=1 when there is none; an error naming the place otherwise."""
+    import importlib.util
+
+    import torch
+    if importlib.util.find_spec("triton") is None:
+        raise FluidcError(f"CUDAPlace({device_id}) compiles kernels with Triton, which is not "
+                          f"installed (pip install triton)")
+    if torch.cuda.is_available():
+        if device_id >= torch.cuda.device_count():
+            raise FluidcError(f"CUDAPlace({device_id}): this machine has "
+                              f"{torch.cuda.device_count()} CUDA device(s)")
+        return f"cuda:{device_id}"
+    if interpreting():
+        return "cpu"
+    raise FluidcError(f"CUDAPlace({device_id}) needs a CUDA GPU, and torch sees none; use "
+                      f"fluid.CPUPlace(), or set TRITON_INTERPRET=1 to run the Triton kernels "
+                      f"on the CPU (slow, for testing)")
+
+
+@dataclass
+class TritonModule:
+    """Generated source; `schedule` is the plan's step order: a segment name or an Extern step.
+
+    The table is a Python list of tensors; a segment launches its kernels on the tensors the
+    table holds when it is called, so re-bound slots need no new callables.
+    """
+
+    source: str
+    schedule: list[str | Extern]
+    slots: dict[str, int]  # buffer name -> index in the segments' tensor table
+    launches: list[Launch] = field(default_factory=list)
+    module: ModuleType | None = field(default=None, repr=False)
+
+    def load(self) -> "TritonModule":
+        """Import the module (written once to the cache dir), if there is any segment."""
+        if any(isinstance(s, str) for s in self.schedule):
+            self.module = load_py(self.source)
+        return self
+
+    def new_table(self) -> list:
+        """The tensor table the segments read their buffers from."""
+        return [None] * max(1, len(self.slots))
+
+    @staticmethod
+    def set_slot(table: list, slot: int, tensor) -> None:
+        """Put a (contiguous) tensor in a slot."""
+        table[slot] = tensor
+
+    def segment(self, name: str, table: list):
+        """A no-argument callable launching segment `name`'s kernels over `table`."""
+        return functools.partial(getattr(self.module, name), table)
+
+
+def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModule:
+    """Render every kernel; consecutive kernels share one segment (one call from the runtime)."""
+    slots: dict[str, int] = {}
+    kernels: list[str] = []
+    launches: list[Launch] = []
+    segments: list[dict] = []
+    schedule: list[str | Extern] = []
+    calls: list[str] = []
+    open_segment = False
+
+    def close() -> None:
+        nonlocal open_segment
+        if open_segment:
+            name = f"segment_{len(segments)}"
+            segments.append({"name": name, "calls": list(calls)})
+            schedule.append(name)
+            calls.clear()
+            open_segment = False
+
+    for step in steps:
+        if isinstance(step, Extern):
+            close()
+            schedule.append(step)
+            continue
+        assert isinstance(step, Kernel)
+        spec = build_spec(step, infos)
+        name = f"kernel_{len(kernels)}"
+        src, launch = render_kernel(spec, name)
+        kernels.append(src)
+        open_segment = True
+        args = [f"s[{slots.setdefault(buf, len(slots))}]" for buf in spec.buffers]
+        if launch is not None:  # zero-size shapes launch nothing
+            launches.append(launch)
+            calls.append(launch.call(args))
+    close()
+    return TritonModule(render_module(kernels, segments), schedule, slots, launches).load()
