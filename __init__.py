@@ -16,7 +16,10 @@ from .passes.memory import memory_optimize
 from .passes.strategy import BuildStrategy, CompiledProgram
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
                       global_scope, scope_guard)
-from . import core, io, nn, static  # noqa: F401,E402
+from . import core, io, nn, reader, static  # noqa: F401,E402
+from .runtime.feeder import DataFeeder
+from .runtime.lod import create_lod_tensor, create_random_int_lodtensor
+from .runtime.reader import batch
 from .runtime import io as _io
 from .runtime.io import load, save  # paddle.save / paddle.load
 

@@ -3,7 +3,9 @@ from .runtime.io import (is_belong_to_optimizer, is_parameter, is_persistable, l
                          load_params, load_persistables, load_vars, save_inference_model,
                          save_params, save_persistables, save_vars)
 from .runtime.program_desc import parse_program, serialize_program
+from .runtime.pyreader import DataLoader, Dataset, IterableDataset, PyReader, TensorDataset
 
 __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
            "load_persistables", "save_inference_model", "load_inference_model", "is_parameter",
-           "is_persistable", "is_belong_to_optimizer", "parse_program", "serialize_program"]
+           "is_persistable", "is_belong_to_optimizer", "parse_program", "serialize_program",
+           "DataLoader", "Dataset", "IterableDataset", "PyReader", "TensorDataset"]

@@ -14,6 +14,7 @@ def write_png(rows: list[dict], path: str, meta: Optional[dict] = None) -> str:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib import ticker
     except ImportError:
         return (f"not writing {path}: matplotlib is not installed "
                 f"(pip install matplotlib); the table and --json have every figure")
@@ -32,6 +33,8 @@ def write_png(rows: list[dict], path: str, meta: Optional[dict] = None) -> str:
         colors = ["tab:blue" if n.startswith("fluidc") else "tab:gray" for n in names]
         ax.barh(names, ratios, color=colors)
         ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
         ax.axvline(1.0, color="black", linewidth=0.8)
         lo, hi = min(ratios + [1.0]), max(ratios + [1.0])
         ax.set_xlim(10 ** (math.floor(math.log10(lo) * 4) / 4 - 0.1),

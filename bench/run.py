@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
           "Absolute times drift with other load on the machine; the ratios much less.")
     if any(r.get("gb_s") is not None for r in rows):
         print("GB/s = (bytes of inputs read + outputs written) / median; of copy = that / the "
-              "copy bandwidth measured first in this run.")
+              "copy bandwidth measured in the same bench (the faster copy row).")
     targets = format_targets(rows)
     if targets:
         print("\nTargets (medians; from the fastest samples in parentheses):\n" + targets)

@@ -11,6 +11,7 @@ from . import unique_name
 from .dtypes import VarType, convert_dtype, dtype_name
 from .errors import FluidcError, OpError
 from .ops import OpDesc, VarInfo, get_op_def
+from .ops.registry import EMPTY_VAR
 
 _program_serial = itertools.count()
 
@@ -242,6 +243,8 @@ class Block:
         for slot, names in desc.outputs.items():
             infos = outs.get(slot, [])
             for i, name in enumerate(names):
+                if name == EMPTY_VAR:  # a gradient nobody needs
+                    continue
                 v = self._find_var_recursive(name)
                 if v is None:
                     raise OpError(f"op '{desc.type}' writes var '{name}', which block {self.idx} lacks")

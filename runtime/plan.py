@@ -10,6 +10,7 @@ from ..codegen import CModule, generate_c
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import FluidcError, UninitializedVarError
 from ..frontend.ops import get_op_def
+from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.fuse import Extern
 from ..passes.pipeline import LoweredProgram
 from ..passes.prune import needed_inputs
@@ -142,7 +143,9 @@ class Plan:
         op = step.op
         opdef = get_op_def(op.type)
         ins = {k: [tensors[n] for n in v] for k, v in op.inputs.items()}
-        outs = {k: [tensors[n] for n in v] for k, v in op.outputs.items() if v and v[0] != "@EMPTY@"}
+        # A gradient nobody needs is None inside its slot; a slot of only those is left out.
+        outs = {k: [None if n == EMPTY_VAR else tensors[n] for n in v]
+                for k, v in op.outputs.items() if any(n != EMPTY_VAR for n in v)}
         return functools.partial(opdef.run, ins, outs, op.attrs, self._generator(op))
 
     def _generator(self, op) -> torch.Generator:

@@ -3,6 +3,7 @@ from ..frontend.framework import Program, default_main_program, default_startup_
 from ..frontend.layers.tensor import create_global_var, static_data as data
 from ..passes.backward import append_backward
 from ..passes.strategy import BuildStrategy
+from ..runtime.feeder import DataFeeder
 from ..runtime import CPUPlace, CUDAPlace, Executor, Scope, global_scope, scope_guard
 from ..runtime.io import (deserialize_program, load_program_state, load_vars, save_vars,
                           set_program_state, static_load as load,
@@ -16,4 +17,4 @@ __all__ = ["Program", "default_main_program", "default_startup_program", "progra
            "CUDAPlace", "Executor", "Scope", "global_scope", "scope_guard", "nn",
            "deserialize_program", "load_program_state", "load_vars", "save_vars",
            "set_program_state", "load", "load_inference_model", "save", "save_inference_model",
-           "serialize_program"]
+           "serialize_program", "DataFeeder"]

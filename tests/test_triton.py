@@ -1,0 +1,314 @@
+"""The Triton backend, run by Triton's CPU interpreter (TRITON_INTERPRET=1): every op case of
+test_ops_c and every gradient case of test_grad_check through CUDAPlace == the numpy reference
+(and == the C backend where the C test does not already say so), fused softmax/layer_norm and
+reductions over several axes on odd sizes, an MLP trained on CUDAPlace == CPUPlace, the error
+for CUDAPlace with neither GPU nor interpreter, the module cache, and (where Triton's CUDA
+toolchain is installed) every kind of generated kernel compiled for a real GPU, sm_90."""
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+os.environ["TRITON_INTERPRET"] = "1"  # read when kernels are decorated: before any is loaded
+pytest.importorskip("triton")
+
+import fluidc as fluid  # noqa: E402
+from fluidc.codegen import compiler  # noqa: E402
+from fluidc.codegen.expr import ExprBuilder  # noqa: E402
+from fluidc.codegen.triton import TritonPrinter  # noqa: E402
+from fluidc.codegen.triton_plan import TritonModule  # noqa: E402
+from fluidc.frontend.errors import FluidcError  # noqa: E402
+from fluidc.frontend.ops.handler import HANDLER_METHODS  # noqa: E402
+from fluidc.frontend.ops.registry import get_op_def  # noqa: E402
+
+from op_harness import (append, assert_same, data_var, one_op_program, reference_op,  # noqa: E402
+                        run_c, run_reference, seeded)
+from test_grad_check import CASES as GRAD_CASES  # noqa: E402
+from test_grad_check import grad_names  # noqa: E402
+from test_ops_c import CASES, RANDOM_OPS, SPECIAL, SPECIAL_UNARY  # noqa: E402
+
+# The interpreter evaluates masked-off lanes too (sqrt/log of whatever is there): numpy warns.
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+GPU = fluid.CUDAPlace(0)
+
+
+def run_triton(program, feed: dict, fetch: list, scope=None) -> list[np.ndarray]:
+    """Run on CUDAPlace (the interpreter here) in `scope` (a fresh one by default)."""
+    scope = scope if scope is not None else fluid.Scope()
+    with fluid.scope_guard(scope):
+        return fluid.Executor(GPU).run(program, feed=feed, fetch_list=fetch)
+
+
+def test_printer_covers_every_handler_method():
+    b = ExprBuilder()
+    x, y = b.load(0, np.float32), b.load(1, np.float32)
+    printer = TritonPrinter({0: "tl.load(b0)", 1: "tl.load(b1)"})
+    names = {x.id: "t0", y.id: "t1"}
+    for method in HANDLER_METHODS:
+        if method == "constant":
+            n = b.constant(1.5, np.float32)
+        elif method == "cast":
+            n = b.cast(x, np.int32)
+        elif method == "where":
+            n = b.where(b.lt(x, y), x, y)
+            names[n.args[0].id] = "c"
+        elif method in ("neg", "exp", "log", "sqrt", "tanh", "erf", "abs", "floor", "sign",
+                        "logical_not", "isnan"):
+            n = getattr(b, method)(x)
+        else:
+            n = getattr(b, method)(x, y)
+        assert printer.expr(n, names), method
+
+
+# --- every op case of the C backend's test, through Triton ------------------------------------
+
+def _op_params():
+    for op_type, cases in sorted(CASES.items()):
+        if op_type in RANDOM_OPS:
+            continue
+        for i, case in enumerate(cases):
+            for dt in case.dtypes:
+                yield pytest.param(op_type, case, dt, id=f"{op_type}-{case.label or i}-{dt}")
+
+
+@pytest.mark.parametrize("op_type,case,dtype", list(_op_params()))
+def test_op_matches_reference(op_type, case, dtype):
+    rng = seeded(f"{op_type}-{case.label}-{dtype}")  # the same inputs as test_ops_c
+    ins = {s: [x.draw(rng, dtype) for x in v] if isinstance(v, list) else v.draw(rng, dtype)
+           for s, v in case.ins.items()}
+    outs = case.outs or [s.name for s in get_op_def(op_type).outputs if not s.dispensable]
+    program, feed, names, desc = one_op_program(op_type, ins, case.attrs, list(outs))
+    fetch = [names[s] for s in outs]
+    got = run_triton(program, feed, fetch)
+    want = reference_op(desc, feed)
+    for slot, name, g in zip(outs, fetch, got):
+        assert_same(g, want[name], f"{op_type}.{slot} ({dtype}, {case.label or case.attrs})",
+                    case.tol if dtype == "float32" else None)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_special_values_match_numpy_and_c(dtype):
+    """NaN/Inf/signed zeros/denormals through every unary op and the tricky binaries."""
+    with np.errstate(all="ignore"):
+        x = np.array(SPECIAL, dtype=dtype)
+    y = x[::-1].copy()
+    program = fluid.Program()
+    block = program.global_block()
+    xv, yv = data_var(block, "x", x), data_var(block, "y", y)
+    descs = [append(block, t, {"X": [xv]})[0].desc for t in SPECIAL_UNARY]
+    descs += [append(block, f"elementwise_{k}", {"X": [xv], "Y": [yv]})[0].desc
+              for k in ("max", "min", "div", "mul", "pow", "mod", "floordiv")]
+    fetch = [d.output("Out")[0] for d in descs]
+    feed = {"x": x, "y": y}
+    want = {}
+    with np.errstate(all="ignore"):
+        for d in descs:
+            want.update(reference_op(d, feed))
+    got, c = run_triton(program, feed, fetch), run_c(program, feed, fetch)
+    for name, g, cg in zip(fetch, got, c):
+        assert_same(g, want[name], f"{name} on {SPECIAL}")
+        assert_same(g, cg, f"{name}: Triton vs C")
+        w = want[name]
+        exact = np.isinf(w) | (w == 0)  # signed zeros and Infs exactly, not within tolerance
+        np.testing.assert_array_equal(np.signbit(g[exact]), np.signbit(w[exact]), err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_integer_division_and_mod_by_zero(dtype):
+    x = np.array([7, -7, 7, -7, 5, 0, -3, 9], dtype)
+    y = np.array([2, 2, -2, -2, 0, 0, 5, -4], dtype)
+    program = fluid.Program()
+    block = program.global_block()
+    xv, yv = data_var(block, "x", x), data_var(block, "y", y)
+    descs = [append(block, f"elementwise_{k}", {"X": [xv], "Y": [yv]})[0].desc
+             for k in ("div", "floordiv", "mod")]
+    fetch = [d.output("Out")[0] for d in descs]
+    got, c = run_triton(program, {"x": x, "y": y}, fetch), run_c(program, {"x": x, "y": y}, fetch)
+    nz = y != 0
+    for name, g, cg in zip(fetch, got, c):
+        assert_same(g, cg, name)
+    np.testing.assert_array_equal(got[0][nz], np.trunc(x[nz] / y[nz]).astype(dtype))
+    np.testing.assert_array_equal(got[1][nz], x[nz] // y[nz])
+    np.testing.assert_array_equal(got[2][nz], x[nz] % y[nz])
+
+
+# --- backward: every gradient case, Triton == C == reference ----------------------------------
+
+@pytest.mark.parametrize("key", sorted(GRAD_CASES))
+def test_backward_matches_c_and_reference(key):
+    case = GRAD_CASES[key]
+    rng = seeded(key)
+    program = fluid.Program()
+    with fluid.program_guard(program, fluid.Program()):
+        block = program.global_block()
+        vs = {}
+        for name, value in case.inputs.items():
+            if name in case.params:
+                vs[name] = fluid.layers.create_parameter(list(value.shape), value.dtype.name,
+                                                         name=name)
+            else:
+                vs[name] = data_var(block, name, value, stop_gradient=name not in case.wrt)
+        out = case.build(vs)
+        w = data_var(block, "w", rng.uniform(-1.0, 1.0, out.shape))
+        loss = fluid.layers.mean(fluid.layers.elementwise_mul(out, w))
+        fluid.backward.append_backward(loss)
+    feed = {n: v for n, v in case.inputs.items() if n not in case.params}
+    feed["w"] = rng.uniform(-1.0, 1.0, out.shape)
+    fetch = [loss.name] + [n + "@GRAD" for n in case.wrt if n + "@GRAD" in grad_names(program)]
+    results = []
+    for runner in (run_triton, run_c, run_reference):
+        scope = fluid.Scope()
+        for n in case.params:
+            scope.var(n).get_tensor().set(case.inputs[n], fluid.CPUPlace())
+        results.append(runner(program, feed, fetch, scope))
+    got, c, want = results
+    for name, g, cg, wg in zip(fetch, got, c, want):
+        assert_same(g, wg, f"{key}: {name} vs reference")
+        assert_same(g, cg, f"{key}: {name} vs C")
+
+
+# --- fused kernels on odd shapes: softmax, layer_norm, axis combos, long rows ------------------
+
+def _fused_program(shape, build):
+    program, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(program, startup):
+        x = fluid.layers.data(name="x", shape=list(shape), dtype="float32",
+                              append_batch_size=False)
+        outs = build(x)
+    return program, outs
+
+
+def _layer_norm(x):
+    mu = fluid.layers.reduce_mean(x, dim=[-1], keep_dim=True)
+    d = fluid.layers.elementwise_sub(x, mu)
+    var = fluid.layers.reduce_mean(d * d, dim=[-1], keep_dim=True)
+    return [fluid.layers.elementwise_div(d, fluid.layers.sqrt(var + 1e-5)), mu]
+
+
+FUSED = {
+    "softmax": ((5, 37), lambda x: [fluid.layers.softmax(x)]),
+    "softmax_axis0": ((37, 3, 5), lambda x: [fluid.layers.softmax(x, axis=0)]),
+    "layer_norm": ((7, 129), _layer_norm),
+    "long_rows_looped": ((3, 5000), lambda x: [fluid.layers.softmax(x * 0.5),
+                                                fluid.layers.reduce_max(x, dim=[1])]),
+    "columns": ((67, 13), lambda x: [fluid.layers.reduce_sum(fluid.layers.exp(x), dim=[0]),
+                                     fluid.layers.reduce_min(x, dim=[0])]),
+    "mid_axis": ((3, 5, 7), lambda x: [fluid.layers.reduce_sum(x, dim=[1]),
+                                       fluid.layers.reduce_prod(x * 0.3 + 1.0, dim=[0, 2])]),
+    "all": ((9, 11, 3), lambda x: [fluid.layers.reduce_sum(x), fluid.layers.mean(x * x),
+                                   fluid.layers.reduce_max(x, dim=[0, 1, 2], keep_dim=True)]),
+    "chain_many_outputs": ((1031,), lambda x: [fluid.layers.tanh(x), fluid.layers.relu(x) * 2.0,
+                                               fluid.layers.sigmoid(x) - x]),
+}
+
+
+@pytest.mark.parametrize("key", sorted(FUSED))
+def test_fused_kernels_match_c_and_reference(key):
+    shape, build = FUSED[key]
+    program, outs = _fused_program(shape, build)
+    x = seeded(key).uniform(-3, 3, shape).astype("float32")
+    fetch = [o.name for o in outs]
+    got, c = run_triton(program, {"x": x}, fetch), run_c(program, {"x": x}, fetch)
+    want = run_reference(program, {"x": x}, fetch)
+    for name, g, cg, w in zip(fetch, got, c, want):
+        assert_same(g, w, f"{key}: {name}", (1e-5, 1e-5))
+        assert_same(g, cg, f"{key}: {name} vs C", (1e-5, 1e-5))
+
+
+# --- training: an MLP on CUDAPlace follows the one on CPUPlace --------------------------------
+
+def _mlp():
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 7
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="x", shape=[13], dtype="float32")
+        y = fluid.layers.data(name="y", shape=[1], dtype="int64")
+        h = fluid.layers.fc(x, 24, act="relu")
+        h = fluid.layers.fc(h, 17, act="tanh")
+        logits = fluid.layers.fc(h, 5)
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
+        fluid.optimizer.Adam(0.01).minimize(loss)
+    return main, startup, loss
+
+
+def test_mlp_training_on_cuda_place_matches_cpu_place():
+    rng = seeded("mlp")
+    batches = [(rng.normal(size=(9, 13)).astype("float32"), rng.integers(0, 5, (9, 1)))
+               for _ in range(4)]
+    losses, params = [], []
+    for place in (GPU, fluid.CPUPlace()):
+        main, startup, loss = _mlp()
+        scope, exe = fluid.Scope(), fluid.Executor(place)
+        with fluid.scope_guard(scope):
+            exe.run(startup)
+            losses.append([exe.run(main, feed={"x": x, "y": y}, fetch_list=[loss])[0]
+                           for x, y in batches])
+        params.append({p.name: np.array(scope.find_var(p.name).get_tensor().numpy())
+                       for p in main.global_block().all_parameters()})
+    np.testing.assert_allclose(np.ravel(losses[0]), np.ravel(losses[1]), rtol=1e-4)
+    assert losses[0][-1] < losses[0][0]
+    for name, value in params[0].items():
+        np.testing.assert_allclose(value, params[1][name], rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+# --- places, caching, and the compiled (non-interpreted) path ---------------------------------
+
+def test_cuda_place_without_gpu_or_interpreter_is_a_clear_error(monkeypatch):
+    import torch
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    x = fluid.layers.data(name="x", shape=[3], dtype="float32", append_batch_size=False)
+    out = fluid.layers.relu(x)
+    with pytest.raises(FluidcError, match=r"CUDAPlace\(0\).*TRITON_INTERPRET"):
+        fluid.Executor(GPU).run(feed={"x": np.ones(3, "float32")}, fetch_list=[out])
+
+
+def test_generated_module_is_written_once_and_imported_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    src = "import triton\n\n\ndef segment_0(s):\n    s[0] += 1\n"
+    mod = compiler.load_py(src)
+    assert [p.suffix for p in tmp_path.iterdir()] == [".py"]  # no temp file left behind
+    assert compiler.load_py(src) is mod
+    table = [0]
+    TritonModule(src, ["segment_0"], {}, module=mod).segment("segment_0", table)()
+    assert table == [1]
+
+
+def _plans_of(program, feed, fetch):
+    exe = fluid.Executor(GPU)
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(program, feed=feed, fetch_list=fetch)
+    return list(exe._plans.values())
+
+
+def test_kernels_compile_for_a_real_gpu(monkeypatch):
+    """The interpreter accepts more than the compiler: build every kind of kernel for sm_90."""
+    pytest.importorskip("triton.backends.nvidia")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource, compile as triton_compile
+
+    def build(x):
+        xi = fluid.layers.cast(x * 10.0, "int64")
+        ints = fluid.layers.elementwise_mod(xi, xi - 3) + fluid.layers.elementwise_floordiv(xi, xi)
+        chain = fluid.layers.elementwise_pow(fluid.layers.tanh(x), x) * fluid.layers.erf(x)
+        return [fluid.layers.softmax(x), fluid.layers.reduce_sum(x, dim=[0]),
+                fluid.layers.reduce_max(fluid.layers.reshape(x, [-1]), dim=[0]), chain, ints,
+                fluid.layers.cast(x > 0.5, "float64") * 2.0]
+    program, outs = _fused_program((7, 5000), build)
+    x = seeded("aot").uniform(-1, 1, (7, 5000)).astype("float32")
+    plan, = _plans_of(program, {"x": x}, [o.name for o in outs])
+    module = plan.module
+    monkeypatch.setenv("TRITON_INTERPRET", "0")  # re-import: real JITFunctions this time
+    spec = importlib.util.spec_from_file_location("fluidc_aot_check", module.module.__file__)
+    jitted = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(jitted)
+    target = GPUTarget("cuda", 90, 32)
+    assert len(module.launches) >= 4
+    for launch in module.launches:
+        sig = {f"b{i}": t for i, t in enumerate(launch.pointer_types)}
+        sig.update({k: "constexpr" for k in launch.meta})
+        kernel = triton_compile(ASTSource(getattr(jitted, launch.name), sig, dict(launch.meta)),
+                                target=target, options={"num_warps": launch.num_warps})
+        assert kernel.asm["cubin"], launch.name
