@@ -11,7 +11,7 @@ from fluidc.frontend.errors import OpError, ShapeError
 from fluidc.frontend.ops.registry import get_op_def
 
 from op_harness import one_op_program, reference_op, run_c
-from test_ops_nn import check_grad, check_run, infer
+from ref_harness import check_grad, check_run, infer
 
 RNG = np.random.default_rng(7)
 

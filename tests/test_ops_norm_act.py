@@ -14,7 +14,7 @@ from fluidc.frontend.errors import ShapeError
 from fluidc.frontend.ops.registry import get_op_def
 
 from op_harness import assert_same, one_op_program, reference_op, run_c
-from test_ops_nn import _info, check_grad, check_run, infer, make_fwd, run_ops
+from ref_harness import _info, check_grad, check_run, infer, make_fwd, run_ops
 
 RNG = np.random.default_rng(11)
 PRIMITIVE = {"pointwise", "reduction", "extern", "view"}

@@ -8,38 +8,7 @@ from fluidc.frontend.dtypes import VarType, convert_dtype
 from fluidc.frontend.ops import math, optim, reduce  # noqa: F401  (registration)
 from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def
 
-RNG = np.random.default_rng(0)
-
-
-def _info(a) -> VarInfo:
-    return VarInfo(tuple(np.shape(a)), convert_dtype(np.asarray(a).dtype))
-
-
-def run_ops(ops, env, lower=True):
-    """Run OpDescs over env (name -> array) via references; composites lowered when `lower`."""
-    for op in ops:
-        d = get_op_def(op.type)
-        attrs = d.complete_attrs(op.attrs)
-        ins = {s: [env[n] for n in names if n != EMPTY_VAR] for s, names in op.inputs.items()}
-        if d.kind == "composite" and lower:
-            infos = {n: _info(v) for n, v in env.items()}
-            inferred = d.infer({s: [_info(x) for x in v] for s, v in ins.items()}, attrs)
-            for s, names in op.outputs.items():
-                for n, vi in zip(names, inferred.get(s, [])):
-                    infos.setdefault(n, vi)
-
-            def new_var(vi, infos=infos):
-                name = f"tmp_{len(infos)}"
-                infos[name] = vi
-                return name
-            run_ops(d.lower(op, infos, new_var), env, lower)
-            continue
-        outs = d.reference(ins, attrs)
-        for s, names in op.outputs.items():
-            for n, v in zip(names, outs.get(s, [])):
-                if n != EMPTY_VAR:
-                    env[n] = v
-    return env
+from ref_harness import RNG, _info, run_ops  # noqa: E402
 
 
 def _infer(op_type, ins, attrs=None):

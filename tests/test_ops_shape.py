@@ -14,7 +14,7 @@ from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, get_op_def
 from fluidc.passes.backward import append_backward
 
 from op_harness import one_op_program, run_c, run_reference
-from test_ops_nn import check_grad, check_run, infer, make_fwd, run_ops
+from ref_harness import check_grad, check_run, infer, make_fwd, run_ops
 
 RNG = np.random.default_rng(3)
 F32 = 5

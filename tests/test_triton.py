@@ -164,8 +164,11 @@ def test_backward_matches_c_and_reference(key):
             scope.var(n).get_tensor().set(case.inputs[n], fluid.CPUPlace())
         results.append(runner(program, feed, fetch, scope))
     got, c, want = results
+    # Random ops draw from torch in both compiled backends, from numpy in the reference.
+    random = any(get_op_def(o.type).stateful for o in program.global_block().ops)
     for name, g, cg, wg in zip(fetch, got, c, want):
-        assert_same(g, wg, f"{key}: {name} vs reference")
+        if not random:
+            assert_same(g, wg, f"{key}: {name} vs reference")
         assert_same(g, cg, f"{key}: {name} vs C")
 
 
