@@ -5,7 +5,7 @@ import json
 
 from ..frontend.dtypes import dtype_name
 from ..frontend.framework import Program
-from .fuse import Extern, Kernel
+from .fuse import Extern
 from .pipeline import LoweredProgram
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import UninitializedVarError
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def

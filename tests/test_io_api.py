@@ -230,7 +230,7 @@ def test_load_params_warns_when_optimizer_ops_remain(tmp_path):
 
 
 def test_saving_an_uninitialized_var_names_it(tmp_path):
-    main, startup, test, out, exe = build_mlp()[0], None, None, None, fluid.Executor()
+    main, _startup, _test, _out, exe = build_mlp()[0], None, None, None, fluid.Executor()
     with pytest.raises(UninitializedVarError, match="fc_0.w_0"):
         fluidc.io.save_params(exe, str(tmp_path), main)
 

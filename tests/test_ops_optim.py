@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from fluidc.frontend.dtypes import VarType, convert_dtype
+from fluidc.frontend.dtypes import VarType
 from fluidc.frontend.ops import math, optim, reduce  # noqa: F401  (registration)
-from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def
+from fluidc.frontend.ops.registry import OpDesc, VarInfo, get_op_def
 
 from ref_harness import RNG, _info, run_ops  # noqa: E402
 

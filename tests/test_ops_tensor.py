@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from fluidc.frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
+from fluidc.frontend.dtypes import VarType
 from fluidc.frontend.errors import ShapeError
 from fluidc.frontend.ops import math, reduce, tensor  # noqa: F401  (registration)
-from fluidc.frontend.ops.registry import EMPTY_VAR, OpDesc, VarInfo, get_op_def, grad_name
+from fluidc.frontend.ops.registry import VarInfo, get_op_def
 
 from ref_harness import RNG, _info, check_grad, check_run, infer, make_fwd, run_extern, run_ops  # noqa: F401
 

@@ -122,8 +122,8 @@ def test_data_feeder_builds_arrays_and_lod():
 
 
 def test_data_feeder_names_the_bad_sample():
-    img = fluid.layers.data(name="img", shape=[3], dtype="float32")
-    label = fluid.layers.data(name="label", shape=[1], dtype="int64")
+    fluid.layers.data(name="img", shape=[3], dtype="float32")
+    fluid.layers.data(name="label", shape=[1], dtype="int64")
     feeder = DataFeeder(["img", "label"], fluid.CPUPlace())
     with pytest.raises(FeedError, match=r"sample 2: field 0 \(var 'img'.*shape \[4\]"):
         feeder.feed([(np.ones(3), 0), (np.ones(3), 1), (np.ones(4), 0)])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..framework import Variable
 from .helper import LayerHelper
-from .nn import _binary, _unary, reduce_mean
+from .nn import _binary, reduce_mean
 
 
 def matmul(x: Variable, y: Variable, transpose_x: bool = False, transpose_y: bool = False,

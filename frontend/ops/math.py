@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import math
 
-from .define import (elementwise_broadcast, grad_like, pointwise, present, same_as, unary)
+from ..dtypes import to_numpy_dtype
+from .define import align_to, elementwise_broadcast, grad_like, pointwise, present, unary
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 EW_ATTRS = {"axis": -1, "x_data_format": "", "y_data_format": "", "Scale_x": 1.0, "Scale_y": 1.0,
@@ -65,7 +66,6 @@ def _elementwise_grad_lowering(kind: str):
 
 def sum_to_shape(src: str, src_shape, dst_shape, dst: str, axis: int, new_var, dtype) -> list[OpDesc]:
     """Ops that sum `src` over the dims broadcasting added to reach `dst_shape`, into `dst`."""
-    from .define import align_to
     aligned = align_to(tuple(dst_shape), len(src_shape), axis)
     dims = [i for i, (a, b) in enumerate(zip(aligned, src_shape)) if a == 1 and b != 1]
     if not dims:
@@ -141,14 +141,9 @@ def _cast_grad(op: OpDesc) -> list[OpDesc]:
                    {"in_dtype": op.attrs["out_dtype"], "out_dtype": op.attrs["in_dtype"]})]
 
 
-pointwise("cast", ["X"], ["Out"], lambda o, i, a: {"Out": o.cast(i["X"], _np(a["out_dtype"]))},
+pointwise("cast", ["X"], ["Out"], lambda o, i, a: {"Out": o.cast(i["X"], to_numpy_dtype(a["out_dtype"]))},
           {"in_dtype": 5, "out_dtype": 5}, grad=_cast_grad,
           out_dtype=lambda a, d: a["out_dtype"])
-
-
-def _np(code):
-    from ..dtypes import to_numpy_dtype
-    return to_numpy_dtype(code)
 
 
 def _sum_expr(o, i, a):

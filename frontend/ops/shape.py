@@ -14,6 +14,7 @@ from ..dtypes import VarType, convert_dtype, to_numpy_dtype
 from ..errors import OpError, ShapeError
 from .define import grad_like, numpy_broadcast, present
 from .math import sum_to_shape
+from .tensor import fill_value
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -482,22 +483,12 @@ def _fcbsl_shape(in_shape, a) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _fill_value(a):
-    s = a["str_value"]
-    if not s:
-        return a["value"]
-    try:
-        return int(s)
-    except ValueError:
-        return float(s)
-
-
 _define("fill_constant_batch_size_like", "extern", ["Input"], ["Out"], FCBSL_ATTRS,
         lambda ins, a: {"Out": [VarInfo(_fcbsl_shape(ins["Input"][0].shape, a),
                                         convert_dtype(a["dtype"]))]},
-        lambda ins, outs, a, rng: outs["Out"][0].fill_(_fill_value(a)),
+        lambda ins, outs, a, rng: outs["Out"][0].fill_(fill_value(a)),
         lambda ins, a: {"Out": [np.full(_fcbsl_shape(np.shape(ins["Input"][0]), a),
-                                        _fill_value(a), to_numpy_dtype(a["dtype"]))]})
+                                        fill_value(a), to_numpy_dtype(a["dtype"]))]})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def _filled_infer(ins, a):
     return {"Out": [VarInfo(as_shape(a["shape"]), convert_dtype(a["dtype"]))]}
 
 
-def _fill_value(a):
+def fill_value(a):
     """fill_constant's value: str_value, when set, carries what a float attr cannot (inf, int64)."""
     s = a["str_value"]
     if not s:
@@ -48,7 +48,7 @@ def _fill_value(a):
 
 
 def _fill_ref(ins, a):
-    value = ins["ValueTensor"][0].reshape(-1)[0] if ins.get("ValueTensor") else _fill_value(a)
+    value = ins["ValueTensor"][0].reshape(-1)[0] if ins.get("ValueTensor") else fill_value(a)
     return {"Out": [np.full(as_shape(a["shape"]), value, to_numpy_dtype(a["dtype"]))]}
 
 
@@ -56,7 +56,7 @@ def _fill_run(ins, outs, a, rng):
     if ins.get("ValueTensor"):
         outs["Out"][0].copy_(ins["ValueTensor"][0].reshape(-1)[0])
     else:
-        outs["Out"][0].fill_(_fill_value(a))
+        outs["Out"][0].fill_(fill_value(a))
 
 
 _define("fill_constant", "extern", ["ValueTensor?", "ShapeTensor?", "ShapeTensorList*?"],
