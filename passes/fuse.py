@@ -75,7 +75,8 @@ class _Group:
 
 
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
-              reduce_prologue: bool = True, row_fusion: bool = True) -> list[_Group | OpDesc]:
+              reduce_prologue: bool = True, row_fusion: bool = True,
+              aliases: dict[str, str] | None = None) -> list[_Group | OpDesc]:
     """Greedy, in program order: each op joins the open group if it fits, else starts one.
 
     reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
@@ -89,8 +90,11 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         groups.append(g)
         return g
 
+    aliases = aliases or {}
     for op in ops:
         kind = get_op_def(op.type).kind
+        if cur is not None and any(aliases.get(n) in cur.level for n in op.input_arg_names):
+            cur = None  # it reads, under an alias, memory the open kernel is still writing
         if kind == "pointwise":
             out = tuple(infos[op.output_arg_names[0]].shape)
             if fuse and cur is not None and out == cur.shape and cur.internal_inputs_fit(op, infos, True) \
@@ -123,9 +127,9 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
                 fuse: bool = True, reduce_prologue: bool = True,
-                row_fusion: bool = True) -> list[Step]:
+                row_fusion: bool = True, aliases: dict[str, str] | None = None) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion)
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, aliases)
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):

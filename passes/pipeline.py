@@ -12,6 +12,7 @@ from .epilogue import fuse_matmul_bias
 from .lower import lower_ops
 from .memory import memory_optimize
 from .prune import needed_inputs, prune_ops
+from .views import alias_views
 from .strategy import BuildStrategy
 
 
@@ -26,6 +27,7 @@ class LoweredProgram:
     state: list[str]  # persistable vars the steps read or write, held in the scope
     storage: dict[str, str] = field(default_factory=dict)  # var version -> buffer it lives in
     lods: dict[str, tuple] = field(default_factory=dict)  # var -> LoD this run (offset levels)
+    state_views: dict[str, str] = field(default_factory=dict)  # var -> scope var it views
 
 
 def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dict[str, str],
@@ -106,13 +108,23 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     live_out = set(fetches) | set(state)
     if strategy.fuse_all:
         lowered = fuse_matmul_bias(lowered, infos, live_out)
+    lowered, aliases = alias_views(lowered, set(feed_infos), live_out)
+    live_out |= set(aliases.values())  # an aliased var's memory is read under another name
+    state_views = {}
+    for dst, src in aliases.items():
+        if src in state:
+            state_views[dst] = src
+        else:
+            storage[dst] = storage.setdefault(src, src)
     steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
-                        row_fusion=row_fusion and strategy.reduce_fusion_enabled)
+                        row_fusion=row_fusion and strategy.reduce_fusion_enabled,
+                        aliases=aliases)
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}
-    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, storage, lods)
+    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, storage, lods,
+                          state_views)
 
 
 def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],

@@ -40,7 +40,8 @@ class Plan:
         self.on_cpu = self.device.type == "cpu"
         self._plan_direct_io(lowered, state)
         # Arena: every other non-state buffer, allocated once and reused by every run.
-        direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches}
+        direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches} \
+            | set(lowered.state_views)
         self.arena = self._allocate(sorted(n for n in names - state - direct if n in infos))
         self.table = self.module.new_table()
         for n, slot in self.module.slots.items():
@@ -66,7 +67,8 @@ class Plan:
             return
         touched = {n for s in lowered.steps if isinstance(s, Extern)
                    for n in s.op.input_arg_names + s.op.output_arg_names}
-        touched |= state | set(lowered.storage) | set(lowered.storage.values())
+        touched |= state | set(lowered.storage) | set(lowered.storage.values()) \
+            | set(lowered.state_views)
         written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         slots = self.module.slots
         fetches = lowered.fetches
@@ -128,6 +130,11 @@ class Plan:
             slot = self.module.slots.get(n)
             if slot is not None:
                 self.module.set_slot(self.table, slot, t)
+        for n, src in self.lowered.state_views.items():  # views of scope tensors
+            tensors[n] = tensors[src].view(tuple(infos[n].shape))
+            slot = self.module.slots.get(n)
+            if slot is not None:
+                self.module.set_slot(self.table, slot, tensors[n])
         self.calls = [self._call(s, tensors) for s in self.module.schedule]
         fresh = {i for i, _, _, _ in self.fresh_fetches}
         self.fetchers = [None if i in fresh else tensors[n]
