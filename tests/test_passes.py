@@ -125,3 +125,16 @@ def test_matmul_bias_epilogue_is_one_library_call_in_inference():
     scope = fluid.global_scope()
     w, b = (np.array(scope.find_var(n).get_tensor()) for n in ("fc_0.w_0", "fc_0.b_0"))
     np.testing.assert_allclose(got, np.maximum(xs @ w + b, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_fetched_results_held_by_the_caller_are_never_overwritten():
+    x = fluid.layers.data(name="x", shape=[4], dtype="float32", append_batch_size=False)
+    y = fluid.layers.relu(x + 1.0)
+    exe = fluid.Executor(fluid.CPUPlace())
+    held = [exe.run(feed={"x": np.full(4, v, "float32")}, fetch_list=[y])[0] for v in range(5)]
+    assert [h[0] for h in held] == [1, 2, 3, 4, 5]
+    view = held.pop()[1:]  # a view keeps its base alive
+    last = exe.run(feed={"x": np.full(4, 9, "float32")}, fetch_list=[y])[0]
+    assert view.tolist() == [5, 5, 5] and last.tolist() == [10] * 4
+    ids = {id(exe.run(feed={"x": np.zeros(4, "float32")}, fetch_list=[y])[0]) for _ in range(6)}
+    assert len(ids) <= 2  # results dropped at once are written again, not reallocated
