@@ -190,14 +190,32 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
             names[n.id] = f"({printer.expr(n, names)})"
     body: list[str] = []
 
+    # Costly element values several passes need are kept in a per-row scratch array by the
+    # first pass and read back by the others (softmax's exp), when a row fits the L1 cache.
+    passes = [n.args[1] for n in order if n.op == "reduce" and levels[n.id] == "row"]
+    passes.append([v for _, v in stores if levels[v.id] == "elem"])
+    uses: dict[int, int] = {}
+    for values in passes:
+        for n in reachable(values if isinstance(values, list) else [values]):
+            uses[n.id] = uses.get(n.id, 0) + 1
+    row_len = int(np.prod([spec.loops[k].size for k in inner])) if inner else 0
+    cached = {n.id: n for n in order if uses.get(n.id, 0) > 1 and levels[n.id] == "elem"
+              and n.op in _COSTLY and row_len * n.dtype.itemsize <= SCRATCH_BYTES}
+    lin = " + ".join(f"{loop_vars[k]}*{int(np.prod([spec.loops[j].size for j in inner[d + 1:]]))}"
+                     for d, k in enumerate(inner)) or "0"
+    stored: set[int] = set()
+
     def element_pass(values: list[Node], finish: list[str], pragma: str | None) -> list[str]:
         """One pass over the inner loops computing `values`; finish lines use {v0}, {v1}, ..."""
         lines, local = [], dict(names)
-        for n in reachable(values):
+        for n in _reachable_until(values, stored):
             if levels[n.id] == "elem" and n.id not in local:
-                text = printer.expr(n, local)
+                text = f"s{n.id}[{lin}]" if n.id in stored else printer.expr(n, local)
                 local[n.id] = f"t{n.id}"
                 lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+                if n.id in cached and n.id not in stored:
+                    lines.append(f"s{n.id}[{lin}] = t{n.id};")
+        stored.update(k for k in cached if k in local)
         lines += [f.format(**{f"v{i}": local[v.id] for i, v in enumerate(values)}) for f in finish]
         out = []
         for depth, k in enumerate(inner):
@@ -209,6 +227,8 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
         out += ["    " * d + "}" for d in range(len(inner) - 1, -1, -1)]
         return out
 
+    for n in cached.values():
+        body.append(f"{c_type(n.dtype)} s{n.id}[{row_len}];")
     for n in order:
         if levels[n.id] != "row" or n.id in names:
             continue
@@ -256,6 +276,30 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
             loops[-1]["pragma"] = "omp parallel for simd" if big and len(loops) == 1 else \
                 (loops[-1]["pragma"] or "omp simd")
     return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=loops, body=body)
+
+
+_COSTLY = {"exp", "log", "tanh", "erf", "pow", "sqrt"}
+SCRATCH_BYTES = 32 * 1024  # per cached value and row: stays in L1 between the passes
+
+
+def _reachable_until(values: list[Node], stop: set[int]) -> list[Node]:
+    """reachable(values), not looking past nodes in `stop` (values already in scratch)."""
+    seen: set[int] = set()
+    order: list[Node] = []
+
+    def visit(n: Node) -> None:
+        if n.id in seen:
+            return
+        seen.add(n.id)
+        if n.id not in stop:
+            for a in n.args:
+                if isinstance(a, Node):
+                    visit(a)
+        order.append(n)
+
+    for v in values:
+        visit(v)
+    return order
 
 
 # Column reductions keep this many running results per thread (a stack array).
