@@ -1,6 +1,6 @@
 """Run fluidc's benchmarks and print one table.
 
-    python bench/run.py [overhead|mlp|kernels|chain|arith|softmax|layer_norm|compile|all ...]
+    python bench/run.py [overhead|mlp|kernels|chain|arith|softmax|layer_norm|compile|models|all ...]
                         [--json out.json] [--png chart.png] [--repeat N]
     python -m bench ...            (from the repo root; same arguments)
 
@@ -26,7 +26,7 @@ import time
 from .harness import format_table, format_targets, write_json
 
 KERNELS = ("chain", "arith", "softmax", "layer_norm")  # bench/kernels.py's workloads
-BENCHES = ("overhead", "mlp", "kernels", "compile")
+BENCHES = ("overhead", "mlp", "kernels", "compile", "models")
 CHOICES = (*BENCHES, *KERNELS)
 
 
@@ -104,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
         from . import compile_time
         rows += compile_time.run(args.repeat, verbose, not args.no_torch_compile_time,
                                  args.threads)
+    if "models" in selected:
+        from . import models
+        rows += models.run(args.repeat, verbose)
 
     meta["loadavg_end"] = os.getloadavg()
     print()

@@ -70,12 +70,13 @@ def next_pow2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
+_UNARY = {"exp": "tl.exp", "log": "tl.log", "erf": "tl.math.erf", "abs": "tl.abs", "tanh": "_tanh"}
+_ARITH = {"add": "+", "sub": "-", "mul": "*"}
+_COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
 class TritonPrinter:
     """Prints expression Nodes as Triton; every computed node becomes one local `tN = ...`."""
-
-    _UNARY = {"exp": "tl.exp", "log": "tl.log", "erf": "tl.math.erf", "abs": "tl.abs",
-              "tanh": "_tanh"}
-    _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 
     def __init__(self, load: dict[int, str]) -> None:
         self.load = load  # operand -> its tl.load expression
@@ -96,8 +97,8 @@ class TritonPrinter:
             return name[x.id] if x.dtype.kind == "b" else f"({name[x.id]} != 0)"
 
         flt, f32 = n.dtype.kind == "f", n.dtype == np.float32
-        if op in ("add", "sub", "mul"):
-            return f"({arg(0)} {dict(add='+', sub='-', mul='*')[op]} {arg(1)})"
+        if op in _ARITH:
+            return f"({arg(0)} {_ARITH[op]} {arg(1)})"
         if op == "truediv":
             if not flt:
                 return f"_idiv({arg(0)}, {arg(1)})"
@@ -115,14 +116,14 @@ class TritonPrinter:
         if op in ("maximum", "minimum"):
             return f"_{op[:3]}_nan({arg(0)}, {arg(1)})"
         if op == "pow":
-            # float64 throughout: float32 results come out correctly rounded, ints exact to 2**53.
+            # In float64: float32 results carry no error of their own, ints are exact to 2**53.
             if n.dtype == np.float64:
                 return f"_pow({arg(0)}, {arg(1)})"
             return f"_pow({arg(0, np.float64)}, {arg(1, np.float64)}).to({T})"
         if op == "sqrt":
             return f"tl.sqrt_rn({arg(0)})" if f32 else f"tl.sqrt({arg(0)})"
-        if op in self._UNARY:
-            return f"{self._UNARY[op]}({arg(0)})"
+        if op in _UNARY:
+            return f"{_UNARY[op]}({arg(0)})"
         if op == "floor":
             return f"tl.floor({arg(0)})" if flt else arg(0)
         if op == "sign":
@@ -131,9 +132,9 @@ class TritonPrinter:
             return f"tl.where({a} != {a}, {a}, {s})" if flt else s
         if op == "where":
             return f"tl.where({cond(0)}, {arg(1)}, {arg(2)})"
-        if op in self._COMPARE:
+        if op in _COMPARE:
             common = np.result_type(*[a.dtype for a in n.args])
-            return f"({arg(0, common)} {self._COMPARE[op]} {arg(1, common)})"
+            return f"({arg(0, common)} {_COMPARE[op]} {arg(1, common)})"
         if op == "logical_and":
             return f"({cond(0)} & {cond(1)})"
         if op == "logical_or":
@@ -186,16 +187,17 @@ def _offset(operand: int, loops: list[Loop], idx: list[str]) -> str:
     return " + ".join(terms)
 
 
+def _scalar_load(ref: str, shape: str) -> str:
+    # One load, splat to the block: the interpreter mishandles 0-d loaded values in `&`.
+    return f"tl.broadcast_to(tl.load({ref}), {shape})"
+
+
 def _wide(spec: KernelSpec, extra: int) -> bool:
     """Whether index arithmetic can pass int32 (flat index with block overhang, or an offset)."""
     if spec.numel + extra > _INT32_MAX:
         return True
     return any(sum((lp.size - 1) * abs(lp.strides[o]) for lp in spec.loops) > _INT32_MAX
                for o in range(len(spec.operands)))
-
-
-def _warps(tile: int) -> int:
-    return max(1, min(8, tile // 512))
 
 
 def _values(spec: KernelSpec) -> list[tuple[int, Node]]:
@@ -225,15 +227,16 @@ def _render_pointwise(spec, name, params, pointers) -> tuple[str, Launch | None]
     body, idx = _index_lines("x", spec.loops, "i")
     offsets = {o: _offset(o, spec.loops, idx) for o in range(len(spec.operands))}
     ref = {o: f"b{buf}" for o, buf in enumerate(spec.operands)}
-    load = {o: f"tl.load({ref[o]} + {off}, mask=xmask)" if off else f"tl.load({ref[o]})"
-            for o, off in offsets.items()}
+    load = {o: f"tl.load({ref[o]} + {off}, mask=xmask)" if off else
+            _scalar_load(ref[o], "[XBLOCK]") for o, off in offsets.items()}
     stores = _values(spec)
     names = _emit(TritonPrinter(load), reachable([v for _, v in stores]), {}, body)
     for o, v in stores:
         body.append(f"tl.store({ref[o]} + {offsets[o] or 'x'}, {names[v.id]}, mask=xmask)")
     src = _ENV.get_template("pointwise.py.j2").render(
         name=name, params=params, numel=numel, body=body, wide=_wide(spec, block))
-    launch = Launch(name, -(-numel // block), {"XBLOCK": block}, _warps(block), pointers)
+    warps = max(1, min(8, block // 256))  # 8 elements (two 16-byte vectors) per thread
+    launch = Launch(name, -(-numel // block), {"XBLOCK": block}, warps, pointers)
     return src, (launch if numel else None)
 
 
@@ -256,9 +259,10 @@ def _emit(printer: TritonPrinter, nodes: list[Node], names: dict[int, str],
 _COMBINE = {
     "sum": ("{acc} + {v}", "tl.sum({acc}, 1)"),
     "prod": ("{acc} * {v}", "tl.reduce({acc}, 1, _prod)"),
-    "max": ("_max_nan({acc}, {v})", "tl.reduce({acc}, 1, _max_nan)"),
-    "min": ("_min_nan({acc}, {v})", "tl.reduce({acc}, 1, _min_nan)"),
+    "max": ("_max_nan({acc}, {v})", "_rmax({acc})"),
+    "min": ("_min_nan({acc}, {v})", "_rmin({acc})"),
 }
+_INT_FINAL = {"max": "tl.max({acc}, 1)", "min": "tl.min({acc}, 1)"}  # no NaN to look for
 _LEVEL = {"const": 0, "row": 1, "elem": 2}
 
 
@@ -272,22 +276,46 @@ def _init(combine: str, dtype: np.dtype):
     return info.min if combine == "max" else info.max
 
 
+def _reduction_blocks(outer: list[Loop], inner: list[Loop], rows: int, extent: int,
+                      n_operands: int) -> tuple[int, int]:
+    """(XBLOCK, RBLOCK) of a reduction kernel."""
+    ops = range(n_operands)
+    # A column reduction (the kept dim is the contiguous one, e.g. a bias gradient) takes many
+    # columns per program so loads coalesce along them; otherwise rows are walked along r.
+    column = bool(outer) and any(outer[-1].strides[o] == 1 for o in ops) and not (
+        inner and any(inner[-1].strides[o] == 1 for o in ops))
+    if column:
+        xblock = min(next_pow2(rows), COLUMN_XBLOCK)
+        return xblock, min(next_pow2(extent), TILE // xblock)
+    rblock = next_pow2(extent) if next_pow2(extent) <= PERSISTENT_MAX else LOOP_BLOCK
+    return min(next_pow2(rows), max(1, TILE // rblock)), rblock
+
+
+def _levels(order: list[Node], moves: dict[int, bool]) -> dict[int, str]:
+    """Where each node varies: 'const', per 'row' (kept index), or per 'elem' (reduced too)."""
+    levels: dict[int, str] = {}
+    for n in order:
+        if n.op == "constant":
+            levels[n.id] = "const"
+        elif n.op == "load":
+            levels[n.id] = "elem" if moves[n.args[0]] else "row"
+        elif n.op == "reduce":
+            levels[n.id] = "row"
+        else:
+            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
+                               key=_LEVEL.get, default="const")
+    return levels
+
+
 def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]:
+    """Kept dims outside (XBLOCK rows per program), the reduced extent inside: each reduce node
+    is a pass over the extent, whole-shape stores a last pass, per-row stores at the end."""
     outer = [lp for lp in spec.loops if not lp.reduce]
     inner = [lp for lp in spec.loops if lp.reduce]
     rows = int(np.prod([lp.size for lp in outer], dtype=np.int64))
     extent = int(np.prod([lp.size for lp in inner], dtype=np.int64))
     n_ops = range(len(spec.operands))
-    # A column reduction (the kept dim is the contiguous one, e.g. a bias gradient) takes many
-    # columns per program so loads coalesce along them; otherwise rows are walked along r.
-    column = bool(outer) and not any(inner and inner[-1].strides[o] == 1 for o in n_ops) and any(
-        outer[-1].strides[o] == 1 for o in n_ops)
-    if column:
-        xblock = min(next_pow2(rows), COLUMN_XBLOCK)
-        rblock = min(next_pow2(extent), TILE // xblock)
-    else:
-        rblock = next_pow2(extent) if next_pow2(extent) <= PERSISTENT_MAX else LOOP_BLOCK
-        xblock = min(next_pow2(rows), max(1, TILE // rblock))
+    xblock, rblock = _reduction_blocks(outer, inner, rows, extent, len(spec.operands))
     persistent = extent <= rblock
 
     body, xidx = _index_lines("x", outer, "xi")
@@ -300,23 +328,15 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
     for o in n_ops:
         off = " + ".join(t for t in (xoff[o], roff[o]) if t)
         mask = "xmask & rmask" if moves[o] else "xmask"
-        load[o] = f"tl.load({ref[o]} + {off}, mask={mask})" if off else f"tl.load({ref[o]})"
+        load[o] = f"tl.load({ref[o]} + {off}, mask={mask})" if off else \
+            _scalar_load(ref[o], "[XBLOCK, 1]")
     printer = TritonPrinter(load)
     stores = _values(spec)
     order = reachable([v for _, v in stores])
-    levels: dict[int, str] = {}
-    for n in order:
-        if n.op == "constant":
-            levels[n.id] = "const"
-        elif n.op == "load":
-            levels[n.id] = "elem" if moves[n.args[0]] else "row"
-        elif n.op == "reduce":
-            levels[n.id] = "row"
-        else:
-            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
-                               key=_LEVEL.get, default="const")
-    header = ["r = roff + rbase" if not persistent else "r = rbase",
-              f"rmask = r < {extent}"] + rlines
+    levels = _levels(order, moves)
+    wide = _wide(spec, xblock * rblock)
+    r = "rbase" if persistent else "roff + rbase"
+    header = [f"r = ({r}).to(tl.int64)" if wide else f"r = {r}", f"rmask = r < {extent}"] + rlines
     names: dict[int, str] = {}
     # Constants, and what is computed from constants alone, once at the top.
     _emit(printer, [n for n in order if levels[n.id] == "const"], names, body)
@@ -347,6 +367,8 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
         v = "{0}" if value.dtype == n.dtype else f"{{0}}.to({T})"
         masked = f"tl.where(xmask & rmask, {v}, {tl_constant(init, n.dtype)})"
         update, final = _COMBINE[combine]
+        if n.dtype.kind != "f":
+            final = _INT_FINAL.get(combine, final)
         if persistent:
             body += elem_pass([value], [f"t{n.id} = {final.format(acc=masked)}"])
         else:
@@ -360,18 +382,18 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
         names[n.id] = f"t{n.id}"
     elem = [(o, v) for o, v in stores if moves[o]]
     if elem:
+        offs = [" + ".join(t for t in (xoff[o], roff[o]) if t) for o, _ in elem]
         body += elem_pass([v for _, v in elem],
-                          [f"tl.store({ref[o]} + {' + '.join(t for t in (xoff[o], roff[o]) if t)}, "
-                           f"{{{i}}}, mask=xmask & rmask)" for i, (o, _) in enumerate(elem)])
+                          [f"tl.store({ref[o]} + {off}, {{{i}}}, mask=xmask & rmask)"
+                           for i, ((o, _), off) in enumerate(zip(elem, offs))])
     for o, v in stores:
         if not moves[o]:
             body.append(f"tl.store({ref[o]} + {xoff[o] or 'x'}, {names[v.id]}, mask=xmask)")
     tile = xblock * rblock
     src = _ENV.get_template("reduction.py.j2").render(
-        name=name, params=params, rows=rows, extent=extent, body=body,
-        wide=_wide(spec, tile))
+        name=name, params=params, rows=rows, extent=extent, body=body, wide=wide)
     launch = Launch(name, -(-rows // xblock), {"XBLOCK": xblock, "RBLOCK": rblock},
-                    _warps(tile), pointers)
+                    max(1, min(8, tile // 512)), pointers)  # 16 elements per thread
     return src, (launch if rows else None)
 
 

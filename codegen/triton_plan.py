@@ -3,9 +3,12 @@ function per run of kernels, driven by the runtime exactly as the C module is.""
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 from dataclasses import dataclass, field
 from types import ModuleType
+
+import torch
 
 from ..frontend.errors import FluidcError
 from ..frontend.ops import VarInfo
@@ -17,15 +20,12 @@ from .triton import Launch, render_kernel, render_module
 
 def interpreting() -> bool:
     """Whether Triton runs kernels in its CPU interpreter (TRITON_INTERPRET=1)."""
-    return os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
+    return os.environ.get("TRITON_INTERPRET", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def triton_device(device_id: int = 0) -> str:
     """The torch device Triton kernels run on for CUDAPlace(device_id): the GPU, or the CPU
     under TRITON_INTERPRET=1 when there is none; an error naming the place otherwise."""
-    import importlib.util
-
-    import torch
     if importlib.util.find_spec("triton") is None:
         raise FluidcError(f"CUDAPlace({device_id}) compiles kernels with Triton, which is not "
                           f"installed (pip install triton)")
@@ -55,7 +55,7 @@ class TritonModule:
     launches: list[Launch] = field(default_factory=list)
     module: ModuleType | None = field(default=None, repr=False)
 
-    def load(self) -> "TritonModule":
+    def load(self) -> TritonModule:
         """Import the module (written once to the cache dir), if there is any segment."""
         if any(isinstance(s, str) for s in self.schedule):
             self.module = load_py(self.source)
@@ -72,7 +72,15 @@ class TritonModule:
 
     def segment(self, name: str, table: list):
         """A no-argument callable launching segment `name`'s kernels over `table`."""
-        return functools.partial(getattr(self.module, name), table)
+        fn = functools.partial(getattr(self.module, name), table)
+        device = next((t.device for t in table if hasattr(t, "device")), None)
+        if device is None or device.type != "cuda" or not device.index:
+            return fn
+
+        def on_device():  # Triton launches on the current device, not on the tensors'
+            with torch.cuda.device(device):
+                fn()
+        return on_device
 
 
 def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModule:
