@@ -5,8 +5,8 @@ fluidc: paddle.static.load_inference_model of the fixture, then one exe.run per 
 (feed a numpy batch, fetch the output as numpy). torch eager and torch.compile: the same
 architecture written in torch, with the fixture's weights (read by fluidc's file reader), under
 inference_mode; before timing every torch model is checked against Paddle's own outputs stored
-in the fixture. Paddle Inference (paddle.inference predictor, CPU, 2 threads) runs only when
-`import paddle` works in this interpreter.
+in the fixture. Paddle Inference (paddle.inference predictor on CPU, OMP_NUM_THREADS threads or 2)
+runs only when `import paddle` works in this interpreter.
 """
 from __future__ import annotations
 
@@ -85,6 +85,7 @@ def _check(name: str, fn) -> None:
 
 def _competitors(name: str) -> list[Competitor]:
     x = batch(name, BATCH[name])
+    threads = int(os.environ.get("OMP_NUM_THREADS") or 2)
 
     def fluidc():
         import fluidc as paddle
@@ -122,7 +123,7 @@ def _competitors(name: str) -> list[Competitor]:
             raise Skip(f"paddle not importable ({e})") from e
         cfg = pi.Config(_prefix(name) + ".pdmodel", _prefix(name) + ".pdiparams")
         cfg.disable_gpu()
-        cfg.set_cpu_math_library_num_threads(2)
+        cfg.set_cpu_math_library_num_threads(threads)
         pred = pi.create_predictor(cfg)
         inp = pred.get_input_handle(pred.get_input_names()[0])
         out = pred.get_output_handle(pred.get_output_names()[0])
@@ -139,15 +140,15 @@ def _competitors(name: str) -> list[Competitor]:
         Competitor("fluidc", fluidc, note="load_inference_model + exe.run"),
         Competitor("torch eager", torch_(False), optional=True, note="inference_mode"),
         Competitor("torch.compile", torch_(True), optional=True, note="inference_mode"),
-        Competitor("paddle inference", paddle_inference, optional=True, note="2 threads"),
+        Competitor("paddle inference", paddle_inference, optional=True, note=f"{threads} threads"),
     ]
 
 
 def run(repeat: int | None = None, verbose: bool = True) -> list[dict]:
     """The CNN and the transformer block, fluidc vs torch (vs Paddle Inference when installed)."""
     rows: list[dict] = []
-    for name in BATCH:
-        rows += run_bench(f"{name} inference b{BATCH[name]}", _competitors(name),
+    for name, n in BATCH.items():
+        rows += run_bench(f"{name} inference b{n}", _competitors(name),
                           repeat=repeat or 40, number=5, warmup=5, baseline="fluidc",
                           verbose=verbose)
     return rows

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import torch
 
-from ..frontend.errors import FluidcError
+from ..frontend.errors import PlaceError
 from ..frontend.ops import VarInfo
 from ..passes.fuse import Extern, Kernel, Step
 from .compiler import load_py
@@ -27,16 +27,16 @@ def triton_device(device_id: int = 0) -> str:
     """The torch device Triton kernels run on for CUDAPlace(device_id): the GPU, or the CPU
     under TRITON_INTERPRET=1 when there is none; an error naming the place otherwise."""
     if importlib.util.find_spec("triton") is None:
-        raise FluidcError(f"CUDAPlace({device_id}) compiles kernels with Triton, which is not "
+        raise PlaceError(f"CUDAPlace({device_id}) compiles kernels with Triton, which is not "
                           f"installed (pip install triton)")
     if torch.cuda.is_available():
         if device_id >= torch.cuda.device_count():
-            raise FluidcError(f"CUDAPlace({device_id}): this machine has "
+            raise PlaceError(f"CUDAPlace({device_id}): this machine has "
                               f"{torch.cuda.device_count()} CUDA device(s)")
         return f"cuda:{device_id}"
     if interpreting():
         return "cpu"
-    raise FluidcError(f"CUDAPlace({device_id}) needs a CUDA GPU, and torch sees none; use "
+    raise PlaceError(f"CUDAPlace({device_id}) needs a CUDA GPU, and torch sees none; use "
                       f"fluid.CPUPlace(), or set TRITON_INTERPRET=1 to run the Triton kernels "
                       f"on the CPU (slow, for testing)")
 

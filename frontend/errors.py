@@ -25,6 +25,10 @@ class UninitializedVarError(FluidcError, RuntimeError):
     """A persistable var was read before anything (the startup program, a load) set it."""
 
 
+class PlaceError(FluidcError, RuntimeError):
+    """A place (device) this machine cannot run: no GPU, no Triton, no such device."""
+
+
 class CompileError(FluidcError, RuntimeError):
     """The system compiler rejected generated source (a fluidc bug: the log is attached)."""
 

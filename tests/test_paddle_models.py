@@ -23,7 +23,8 @@ def run_model(name: str, place) -> tuple[list[np.ndarray], dict]:
     data = np.load(os.path.join(MODELS, name + ".npz"))
     exe = paddle.static.Executor(place)
     with paddle.static.scope_guard(paddle.static.Scope()):
-        program, feeds, fetches = paddle.static.load_inference_model(os.path.join(MODELS, name), exe)
+        prefix = os.path.join(MODELS, name)
+        program, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
         assert OPS[name] <= {op.type for op in program.global_block().ops}
         outs = exe.run(program, feed={k: data[k] for k in feeds}, fetch_list=fetches)
     return outs, data

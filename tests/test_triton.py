@@ -20,7 +20,7 @@ from fluidc.codegen import compiler
 from fluidc.codegen.expr import ExprBuilder
 from fluidc.codegen.triton import TritonPrinter
 from fluidc.codegen.triton_plan import TritonModule
-from fluidc.frontend.errors import FluidcError
+from fluidc.frontend.errors import PlaceError
 from fluidc.frontend.ops.handler import HANDLER_METHODS
 from fluidc.frontend.ops.registry import get_op_def
 from op_harness import (
@@ -290,7 +290,7 @@ def test_cuda_place_without_gpu_or_interpreter_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "0")
     x = fluid.layers.data(name="x", shape=[3], dtype="float32", append_batch_size=False)
     out = fluid.layers.relu(x)
-    with pytest.raises(FluidcError, match=r"CUDAPlace\(0\).*TRITON_INTERPRET"):
+    with pytest.raises(PlaceError, match=r"CUDAPlace\(0\).*TRITON_INTERPRET"):
         fluid.Executor(GPU).run(feed={"x": np.ones(3, "float32")}, fetch_list=[out])
 
 
