@@ -56,9 +56,13 @@ class Executor:
         if readers:  # non-iterable readers feed their vars themselves
             feed = _read_feeds(readers, feed)
         fetch_names = [_fetch_name(f) for f in (fetch_list or [])]
-        arrays = {name: _as_array(name, value) for name, value in feed.items()}
-        lods = _feed_lods(feed)
-        key = (program.fingerprint, tuple((n, a.shape, a.dtype.str) for n, a in arrays.items()),
+        arrays, lods = feed, None
+        for value in feed.values():
+            if type(value) is not np.ndarray:  # lists, LoDTensors: convert (the common case skips)
+                arrays = {name: _as_array(name, v) for name, v in feed.items()}
+                lods = _feed_lods(feed)
+                break
+        key = (program.fingerprint, tuple([(n, a.shape, a.dtype) for n, a in arrays.items()]),
                tuple(fetch_names), id(strategy) if strategy is not None else None, lods)
         plan = self._plans.get(key)
         if plan is None:

@@ -64,7 +64,7 @@ class Plan:
         arrays made per run and handed to the caller: no copy in, no copy out."""
         self.direct_feeds: list[tuple[str, int]] = []
         self.fresh_fetches: list[tuple[int, int, tuple, np.dtype]] = []
-        self.spares: list[list[np.ndarray]] = []  # per fresh fetch: arrays handed out before
+        self.spares: list[list[tuple]] = []  # per fresh fetch: (array, address) handed out before
         if not (self.on_cpu and isinstance(self.module, CModule)):
             return
         touched = {n for s in lowered.steps if isinstance(s, Extern)
@@ -74,11 +74,13 @@ class Plan:
         written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         slots = self.module.slots
         fetches = lowered.fetches
-        self.direct_feeds = [(n, slots[n]) for n in lowered.feeds
-                             if n in slots and n not in touched | written and n not in fetches]
+        big = {n for n, i in lowered.infos.items()
+               if int(np.prod(i.shape)) * to_numpy_dtype(i.dtype).itemsize >= DIRECT_MIN_BYTES}
+        self.direct_feeds = [(n, slots[n]) for n in lowered.feeds if n in slots and n in big
+                             and n not in touched | written and n not in fetches]
         for i, n in enumerate(fetches):
-            if n in slots and n in written and n not in touched and fetches.count(n) == 1 \
-                    and n not in lowered.feeds:
+            if n in slots and n in big and n in written and n not in touched \
+                    and fetches.count(n) == 1 and n not in lowered.feeds:
                 info = lowered.infos[n]
                 self.fresh_fetches.append((i, slots[n], tuple(info.shape),
                                            np.dtype(to_numpy_dtype(info.dtype))))
@@ -167,8 +169,13 @@ class Plan:
     # -- one run ----------------------------------------------------------------------------
     def run(self, feed: dict[str, np.ndarray], scope: Scope, return_numpy: bool = True) -> list:
         """Copy feeds in, run every step, return copies of the fetches."""
-        if scope is not self.scope or any(h._t is not t for h, t in self.bound):
+        if scope is not self.scope:
             self.bind(scope)
+        else:
+            for holder, t in self.bound:
+                if holder._t is not t:  # someone replaced a scope tensor: point at the new one
+                    self.bind(scope)
+                    break
         if self.on_cpu:
             table = self.table
             held = []  # keeps contiguous copies of odd feeds alive through the run
@@ -182,8 +189,8 @@ class Plan:
                 np.copyto(view, feed[name], casting="no")
             fresh = []
             for (i, slot, shape, dtype), spares in zip(self.fresh_fetches, self.spares):
-                fresh.append(_reuse_or_new(spares, shape, dtype))
-                table[slot] = fresh[-1].ctypes.data
+                a, table[slot] = _reuse_or_new(spares, shape, dtype)
+                fresh.append(a)
             for call in self.calls:
                 call()
             out = [None if v is None else v.copy() for v in self.fetch_views]
@@ -202,18 +209,22 @@ class Plan:
 
 
 SPARES = 2  # results kept for reuse per fetch: `out = exe.run(...)[0]` holds one while the next runs
+# Below this size copying a feed in (or a fetch out) costs less than taking an array's address.
+DIRECT_MIN_BYTES = 64 * 1024
 
 
-def _reuse_or_new(spares: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """An array the caller has let go of (only `spares` refers to it), else a new one.
+def _reuse_or_new(spares: list[tuple[np.ndarray, int]], shape: tuple,
+                  dtype: np.dtype) -> tuple[np.ndarray, int]:
+    """(array, address): one the caller has let go of (only `spares` refers to it), else new.
 
     Fresh pages cost more than the kernels that fill them (page faults), so results the caller
     dropped are written again instead of allocating.
     """
-    for j in range(len(spares)):
-        if sys.getrefcount(spares[j]) == 2:  # the list's reference and the call's argument
-            return spares[j]
+    for spare in spares:
+        if sys.getrefcount(spare[0]) == 2:  # the tuple's reference and the call's argument
+            return spare
     a = np.empty(shape, dtype)
+    new = (a, a.ctypes.data)
     if len(spares) < SPARES:
-        spares.append(a)
-    return a
+        spares.append(new)
+    return new

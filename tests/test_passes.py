@@ -128,13 +128,14 @@ def test_matmul_bias_epilogue_is_one_library_call_in_inference():
 
 
 def test_fetched_results_held_by_the_caller_are_never_overwritten():
-    x = fluid.layers.data(name="x", shape=[4], dtype="float32", append_batch_size=False)
+    n = 1 << 15  # big enough for results to be handed out without a copy
+    x = fluid.layers.data(name="x", shape=[n], dtype="float32", append_batch_size=False)
     y = fluid.layers.relu(x + 1.0)
     exe = fluid.Executor(fluid.CPUPlace())
-    held = [exe.run(feed={"x": np.full(4, v, "float32")}, fetch_list=[y])[0] for v in range(5)]
-    assert [h[0] for h in held] == [1, 2, 3, 4, 5]
+    held = [exe.run(feed={"x": np.full(n, v, "float32")}, fetch_list=[y])[0] for v in range(5)]
+    assert [h[0] for h in held] == [1, 2, 3, 4, 5] and all((h == h[0]).all() for h in held)
     view = held.pop()[1:]  # a view keeps its base alive
-    last = exe.run(feed={"x": np.full(4, 9, "float32")}, fetch_list=[y])[0]
-    assert view.tolist() == [5, 5, 5] and last.tolist() == [10] * 4
-    ids = {id(exe.run(feed={"x": np.zeros(4, "float32")}, fetch_list=[y])[0]) for _ in range(6)}
+    last = exe.run(feed={"x": np.full(n, 9, "float32")}, fetch_list=[y])[0]
+    assert (view == 5).all() and (last == 10).all()
+    ids = {id(exe.run(feed={"x": np.zeros(n, "float32")}, fetch_list=[y])[0]) for _ in range(6)}
     assert len(ids) <= 2  # results dropped at once are written again, not reallocated
