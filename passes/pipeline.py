@@ -9,6 +9,7 @@ from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps
 from .epilogue import fuse_matmul_bias
+from .inference import fold_batch_norm
 from .lower import lower_ops
 from .memory import memory_optimize
 from .prune import needed_inputs, prune_ops
@@ -107,7 +108,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_out = set(fetches) | set(state)
     if strategy.fuse_all:
-        lowered = fuse_matmul_bias(lowered, infos, live_out)
+        lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out)
     lowered, aliases = alias_views(lowered, set(feed_infos), live_out)
     live_out |= set(aliases.values())  # an aliased var's memory is read under another name
     state_views = {}

@@ -221,6 +221,16 @@ add("batch_norm", _bn((2, 3, 4, 5), 3, {}, "train"),
     _bn((2, 4, 5, 3), 3, {"data_layout": "NHWC", "momentum": 0.8}, "nhwc", ("float64",)),
     _bn((7, 3), 3, {"epsilon": 1e-3}, "2d", ("float32",)),
     _bn((2, 3, 5), 3, {"use_global_stats": True}, "global_stats", ("float64",)))
+
+
+def _bn_infer(x_shape, c, attrs, label):
+    ins = {"X": F(x_shape), "Scale": f(c), "Bias": f(c), "Mean": f(c),
+           "Variance": f(c, lo=0.5, hi=2.0)}
+    return Case(ins, attrs, FLOATS, ("Y",), label)
+
+
+add("batch_norm_infer", _bn_infer((2, 3, 4, 5), 3, {}, "nchw"),
+    _bn_infer((2, 4, 5, 3), 3, {"data_layout": "NHWC", "epsilon": 1e-3}, "nhwc"))
 add("lookup_table", Case({"W": f(10, 4), "Ids": I((5, 1), 0, 10)}),
     Case({"W": f(10, 4), "Ids": Const([[2], [3], [2], [9]], "int64")}, {"padding_idx": 2},
          dtypes=("float32",), label="pad"))

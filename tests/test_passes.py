@@ -139,3 +139,26 @@ def test_fetched_results_held_by_the_caller_are_never_overwritten():
     assert (view == 5).all() and (last == 10).all()
     ids = {id(exe.run(feed={"x": np.zeros(n, "float32")}, fetch_list=[y])[0]) for _ in range(6)}
     assert len(ids) <= 2  # results dropped at once are written again, not reallocated
+
+
+def test_inference_batch_norm_fuses_with_relu_into_one_kernel():
+    x = fluid.layers.data(name="x", shape=[3, 4, 4], dtype="float32")
+    y = fluid.layers.batch_norm(x, act="relu", is_test=True)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    scope = fluid.global_scope()
+    rng = np.random.default_rng(4)
+    stats = {}
+    for v in fluid.default_main_program().list_vars():
+        if v.persistable:
+            stats[v.name] = rng.uniform(0.5, 1.5, v.shape).astype("float32")
+            scope.var(v.name).get_tensor().set(stats[v.name], fluid.CPUPlace())
+    xs = rng.normal(size=(2, 3, 4, 4)).astype("float32")
+    got, = exe.run(feed={"x": xs}, fetch_list=[y])
+    plan = next(p for p in exe._plans.values() if p.lowered.fetches == [y.name])
+    assert len(plan.lowered.steps) == 1 and isinstance(plan.lowered.steps[0], Kernel)
+    scale, bias, mean, var = (stats[f"batch_norm_0.{s}"] for s in ("w_0", "b_0", "w_1", "w_2"))
+    c = (1, 3, 1, 1)
+    want = np.maximum((xs - mean.reshape(c)) / np.sqrt(var.reshape(c) + 1e-5) * scale.reshape(c)
+                      + bias.reshape(c), 0)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

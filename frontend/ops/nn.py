@@ -556,6 +556,29 @@ def _bn_grad_infer(ins, a):
             "Bias@GRAD": [ins["Scale"][0]]}
 
 
+def uses_global_stats(attrs) -> bool:
+    """Whether batch_norm normalizes with its running statistics (inference)."""
+    return _uses_global_stats(attrs)
+
+
+def _bn_infer_broadcast(attrs, shapes, rank):
+    # Scale, Bias, Mean, Variance ([C]) sit on the channel axis of X.
+    c = _channel_axis(attrs, rank)
+    return {k: (tuple(v) if k == "X" else (1,) * c + tuple(v) + (1,) * (rank - c - 1))
+            for k, v in shapes.items()}
+
+
+def _bn_infer_expr(o, i, a):
+    x = i["X"]
+    inv = o.truediv(i["Scale"], o.sqrt(o.add(i["Variance"], o.constant(a["epsilon"], x.dtype))))
+    return {"Y": o.add(o.mul(o.sub(x, i["Mean"]), inv), i["Bias"])}
+
+
+# batch_norm with its running statistics, as one pointwise op (the inference rewrite writes it,
+# so it fuses with the activation after it; never in a Program).
+pointwise("batch_norm_infer", ["X", "Scale", "Bias", "Mean", "Variance"], ["Y"], _bn_infer_expr,
+          {"epsilon": 1e-5, "data_layout": "NCHW"}, broadcast=_bn_infer_broadcast)
+
 _extern("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor?"],
         ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?"], BN_ATTRS,
         _bn_infer, _bn_run, _bn_ref, _bn_grad)
