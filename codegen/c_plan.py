@@ -6,10 +6,10 @@ import functools
 from dataclasses import dataclass, field
 
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Extern, Kernel, Step
+from ..passes.fuse import Extern, Step
 from .c import c_type, render_kernel, render_module
 from .compiler import load_c
-from .kernel import build_spec
+from .kernel import build_spec, segments
 
 
 @dataclass
@@ -52,30 +52,20 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
     """Render every kernel; consecutive kernels share one segment (one call from Python)."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
-    segments: list[dict] = []
+    rendered: list[dict] = []
     schedule: list[str | Extern] = []
-    calls: list[str] = []
-
-    def close() -> None:
-        if calls:
-            name = f"segment_{len(segments)}"
-            segments.append({"name": name, "calls": list(calls)})
-            schedule.append(name)
-            calls.clear()
-
-    for step in steps:
-        if isinstance(step, Extern):
-            close()
-            schedule.append(step)
+    for part in segments(steps):
+        if isinstance(part, Extern):
+            schedule.append(part)
             continue
-        assert isinstance(step, Kernel)
-        spec = build_spec(step, infos)
-        name = f"kernel_{len(kernels)}"
-        kernels.append(render_kernel(spec, name))
-        args = []
-        for buf, dtype, written in zip(spec.buffers, spec.dtypes, spec.written):
-            slot = slots.setdefault(buf, len(slots))
-            args.append(f"({'' if written else 'const '}{c_type(dtype)} *)s[{slot}]")
-        calls.append(f"{name}({', '.join(args)})")
-    close()
-    return CModule(render_module(kernels, segments), schedule, slots).load()
+        calls = []
+        for step in part:
+            spec = build_spec(step, infos)
+            name = f"kernel_{len(kernels)}"
+            kernels.append(render_kernel(spec, name))
+            args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
+                    for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
+            calls.append(f"{name}({', '.join(args)})")
+        rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
+        schedule.append(rendered[-1]["name"])
+    return CModule(render_module(kernels, rendered), schedule, slots).load()

@@ -133,3 +133,18 @@ def _collapse(loops: list[Loop]) -> list[Loop]:
         else:
             out.append(lp)
     return out
+
+
+def segments(steps: list) -> list:
+    """The steps as the runtime calls them: extern steps, and runs of consecutive kernels (one
+    call each, whatever the backend)."""
+    out: list = []
+    for step in steps:
+        if isinstance(step, Kernel):
+            if out and isinstance(out[-1], list):
+                out[-1].append(step)
+            else:
+                out.append([step])
+        else:
+            out.append(step)
+    return out

@@ -12,9 +12,9 @@ import torch
 
 from ..frontend.errors import PlaceError
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Extern, Kernel, Step
+from ..passes.fuse import Extern, Step
 from .compiler import load_py
-from .kernel import build_spec
+from .kernel import build_spec, segments
 from .triton import Launch, render_kernel, render_module
 
 
@@ -88,34 +88,21 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModul
     slots: dict[str, int] = {}
     kernels: list[str] = []
     launches: list[Launch] = []
-    segments: list[dict] = []
+    rendered: list[dict] = []
     schedule: list[str | Extern] = []
-    calls: list[str] = []
-    open_segment = False
-
-    def close() -> None:
-        nonlocal open_segment
-        if open_segment:
-            name = f"segment_{len(segments)}"
-            segments.append({"name": name, "calls": list(calls)})
-            schedule.append(name)
-            calls.clear()
-            open_segment = False
-
-    for step in steps:
-        if isinstance(step, Extern):
-            close()
-            schedule.append(step)
+    for part in segments(steps):
+        if isinstance(part, Extern):
+            schedule.append(part)
             continue
-        assert isinstance(step, Kernel)
-        spec = build_spec(step, infos)
-        name = f"kernel_{len(kernels)}"
-        src, launch = render_kernel(spec, name)
-        kernels.append(src)
-        open_segment = True
-        args = [f"s[{slots.setdefault(buf, len(slots))}]" for buf in spec.buffers]
-        if launch is not None:  # zero-size shapes launch nothing
-            launches.append(launch)
-            calls.append(launch.call(args))
-    close()
-    return TritonModule(render_module(kernels, segments), schedule, slots, launches).load()
+        calls = []
+        for step in part:
+            spec = build_spec(step, infos)
+            src, launch = render_kernel(spec, f"kernel_{len(kernels)}")
+            kernels.append(src)
+            args = [f"s[{slots.setdefault(buf, len(slots))}]" for buf in spec.buffers]
+            if launch is not None:  # zero-size shapes launch nothing
+                launches.append(launch)
+                calls.append(launch.call(args))
+        rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
+        schedule.append(rendered[-1]["name"])
+    return TritonModule(render_module(kernels, rendered), schedule, slots, launches).load()
