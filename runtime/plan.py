@@ -160,10 +160,15 @@ class Plan:
                 for k, v in op.outputs.items() if any(n != EMPTY_VAR for n in v)}
         return functools.partial(opdef.run, ins, outs, op.attrs, self._generator(op))
 
-    def _generator(self, op) -> torch.Generator:
-        g = torch.Generator()
-        seed = int(op.attrs.get("seed", 0) or 0) or self.random_seed
-        g.manual_seed(seed if seed else int(torch.randint(0, 2**62, (1,)).item()))
+    def _generator(self, op) -> torch.Generator | None:
+        """The random stream of a stateful op: made once per plan, so re-binding keeps it."""
+        if not get_op_def(op.type).stateful:
+            return None
+        g = self._generators.get(id(op))
+        if g is None:
+            g = self._generators[id(op)] = torch.Generator(device=self.device)
+            seed = int(op.attrs.get("seed", 0) or 0) or self.random_seed
+            g.manual_seed(seed if seed else int(torch.randint(0, 2**62, (1,)).item()))
         return g
 
     # -- one run ----------------------------------------------------------------------------
