@@ -210,7 +210,12 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
         lines, local = [], dict(names)
         for n in _reachable_until(values, stored):
             if levels[n.id] == "elem" and n.id not in local:
-                text = f"s{n.id}[{lin}]" if n.id in stored else printer.expr(n, local)
+                if n.id in stored:
+                    text = f"s{n.id}[{lin}]"
+                elif n.op == "truediv" and n.args[1].id in recips:
+                    text = f"({local[n.args[0].id]} * rinv{n.args[1].id})"
+                else:
+                    text = printer.expr(n, local)
                 local[n.id] = f"t{n.id}"
                 lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
                 if n.id in cached and n.id not in stored:
@@ -229,6 +234,14 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
 
     for n in cached.values():
         body.append(f"{c_type(n.dtype)} s{n.id}[{row_len}];")
+    # Element values divided by a per-row value multiply by its reciprocal, taken once a row.
+    recips = {n.args[1].id for n in order if n.op == "truediv" and n.dtype.kind == "f"
+              and levels[n.id] == "elem" and levels[n.args[1].id] == "row"}
+
+    def reciprocal(n: Node) -> None:
+        if n.id in recips:
+            t = c_type(n.dtype)
+            body.append(f"const {t} rinv{n.id} = ({t})1 / {names[n.id]};")
     for n in order:
         if levels[n.id] != "row" or n.id in names:
             continue
@@ -236,6 +249,7 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
             text = printer.expr(n, names)
             names[n.id] = f"t{n.id}"
             body.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+            reciprocal(n)
             continue
         combine, value = n.args
         acc_dtype = np.dtype(np.float64) if combine in ("sum", "prod") and n.dtype.kind == "f" \
@@ -260,6 +274,7 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
         result = f"(nan ? ({T})NAN : acc)" if nan_check else "acc"
         body.append(f"    red{n.id} = ({c_type(n.dtype)}){result};")
         body.append("}")
+        reciprocal(n)
     elem_stores = [(o, v) for o, v in stores if levels[v.id] == "elem"]
     if elem_stores:
         finish = [f"{ref[o]}[{index[o]}] = {{v{i}}};" for i, (o, _) in enumerate(elem_stores)]
