@@ -381,17 +381,6 @@ def _extreme_init(combine: str, dtype: np.dtype) -> str:
     return c_literal(info.min if combine == "max" else info.max, dtype)
 
 
-def _pointwise_pragmas(loops: list[dict], big: bool) -> None:
-    if not loops:
-        return
-    if len(loops) == 1:
-        loops[0]["pragma"] = "omp parallel for simd" if big else "omp simd"
-        return
-    if big:
-        loops[0]["pragma"] = "omp parallel for"
-    loops[-1]["pragma"] = "omp simd"
-
-
 def render_module(kernels: list[str], segments: list[dict]) -> str:
     """The whole C translation unit of one plan."""
     return _ENV.get_template("module.c.j2").render(kernels=kernels, segments=segments)

@@ -434,7 +434,3 @@ def op_role_guard(role: int) -> Iterator[None]:
         yield
     finally:
         _op_role = old
-
-
-def current_op_role() -> int:
-    return _op_role

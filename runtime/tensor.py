@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import torch
 
-from ..frontend.dtypes import VarType, convert_dtype, to_numpy_dtype
+from ..frontend.dtypes import VarType, convert_dtype
 from ..frontend.errors import FluidcError
 
 TORCH_DTYPES = {
@@ -104,7 +104,3 @@ class LoDTensor:
 
     def __repr__(self) -> str:
         return f"LoDTensor(shape={self.shape() if self._t is not None else None}, lod={self._lod})"
-
-
-def as_numpy_dtype(t: torch.Tensor) -> np.dtype:
-    return to_numpy_dtype(_FROM_TORCH[t.dtype])

@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..dtypes import VarType, convert_dtype
+from ..dtypes import VarType
 from ..errors import OpError
 
 GRAD_SUFFIX = "@GRAD"
@@ -182,8 +182,3 @@ def slots(*names: str) -> tuple[Slot, ...]:
         disp = n.endswith("?")
         out.append(Slot(n.rstrip("*?"), duplicable=dup, dispensable=disp))
     return tuple(out)
-
-
-def as_var_type(dtype) -> VarType:
-    """Attribute dtypes arrive as VarType codes or spellings."""
-    return convert_dtype(dtype)
