@@ -10,6 +10,7 @@ from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps
 from .epilogue import fuse_matmul_bias
 from .inference import fold_batch_norm
+from .inplace import write_in_place
 from .lower import lower_ops
 from .memory import memory_optimize
 from .prune import needed_inputs, prune_ops
@@ -121,6 +122,9 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
                         aliases=aliases)
+    if strategy.enable_inplace:
+        steps = write_in_place(steps, infos, live_out | set(feed_infos) | set(storage)
+                               | set(storage.values()) | set(aliases) | set(lods))
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}

@@ -20,6 +20,7 @@ STRATEGIES = {
     "unfused": {"fuse_all": False},
     "no_reduce_fusion": {"fuse_reduce_ops": False},
     "memory_optimize": {"memory_optimize": True},
+    "no_inplace": {"enable_inplace": False},
 }
 
 
@@ -162,3 +163,25 @@ def test_inference_batch_norm_fuses_with_relu_into_one_kernel():
     want = np.maximum((xs - mean.reshape(c)) / np.sqrt(var.reshape(c) + 1e-5) * scale.reshape(c)
                       + bias.reshape(c), 0)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_enable_inplace_writes_a_kernel_output_over_its_dying_input():
+    x = fluid.layers.data(name="x", shape=[8], dtype="float32")
+    w = fluid.layers.create_parameter([8, 8], "float32", name="w")
+    h = fluid.layers.mul(x, w)                 # a library call: h lives in a buffer
+    y = fluid.layers.scale(fluid.layers.relu(h), 2.0)
+    out = fluid.layers.mean(fluid.layers.concat([y, y], axis=1))
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    xs = np.random.default_rng(5).normal(size=(4, 8)).astype("float32")
+    results = {}
+    for flag in (True, False):
+        program = fluid.CompiledProgram(fluid.default_main_program(),
+                                        build_strategy=_strategy(enable_inplace=flag))
+        results[flag] = exe.run(program, feed={"x": xs}, fetch_list=[out])[0]
+        plan = next(p for key, p in exe._plans.items() if p.lowered.fetches == [out.name]
+                    and key[3] == id(program._build_strategy))
+        assert (y.name in plan.arena) is not flag
+    np.testing.assert_array_equal(results[True], results[False])
+    w_val = np.array(fluid.global_scope().find_var("w").get_tensor())
+    np.testing.assert_allclose(results[True], [np.maximum(xs @ w_val, 0).mean() * 2], rtol=1e-5)
