@@ -1,5 +1,6 @@
 """Random DAGs of pointwise ops (activations, broadcasting elementwise binaries with Paddle's axis,
-scale, cast) run by the compiled C executor and by the numpy ReferencePlan: they must agree.
+scale, cast) and reductions (keep_dim, so later ops broadcast them back; softmax) run by the
+compiled C executor, fused and unfused, and by the numpy ReferencePlan: they must agree.
 
 Each var covers a contiguous range [start, start + rank) of a base shape, with some dims 1, so
 any two vars where one range holds the other broadcast under Paddle's axis rule. Denominators and
@@ -21,6 +22,7 @@ from op_harness import append, data_var, run_reference
 UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "square", "abs", "leaky_relu",
          "gelu", "assign", "scale", "cast"]
 BINARY = ["add", "sub", "mul", "div", "max", "min", "pow"]
+REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "softmax"]
 TOL = {"float32": (1e-4, 1e-5), "float64": (1e-10, 1e-12)}
 
 
@@ -77,6 +79,14 @@ def programs(draw):
 
     for _ in range(draw(st.integers(2, 10))):
         a = draw(st.sampled_from(vs))
+        if draw(st.integers(0, 4)) == 0:
+            # Reductions keep their dims (size 1), so later ops broadcast them back: the
+            # row-fusion epilogues. softmax is one of them too.
+            kind = draw(st.sampled_from(REDUCE))
+            axes = sorted(set(draw(st.lists(st.integers(0, a.rank - 1), min_size=1, max_size=a.rank))))
+            attrs = {"axis": axes[0]} if kind == "softmax" else {"dim": axes, "keep_dim": True}
+            emit(kind, {"X": [a.name]}, attrs, a)
+            continue
         if draw(st.booleans()):
             kind = draw(st.sampled_from(UNARY))
             attrs = {}
