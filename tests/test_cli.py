@@ -1,6 +1,8 @@
 """The `fluidc` command: demo, inspect (text/json/dot/svg), codegen, on the built-in examples."""
 import json
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -62,3 +64,22 @@ def test_unknown_example_and_pass(capsys):
         main(["inspect", "nope"])
     with pytest.raises(SystemExit, match="unknown passes"):
         main(["inspect", "chain", "--passes", "bogus"])
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("argv,name", [
+    (["inspect", "chain"], "inspect_chain.txt"),
+    (["inspect", "softmax", "--batch", "4"], "inspect_softmax.txt"),
+    (["codegen", "chain", "--batch", "8"], "codegen_chain.c"),
+    (["codegen", "softmax", "--batch", "4"], "codegen_softmax.c"),
+])
+def test_cli_output_matches_golden_file(argv, name, capsys):
+    """Stable outputs are kept as files; FLUIDC_UPDATE_GOLDEN=1 rewrites them after a change."""
+    main(argv)
+    out = capsys.readouterr().out
+    path = GOLDEN / name
+    if os.environ.get("FLUIDC_UPDATE_GOLDEN"):
+        path.write_text(out)
+    assert out == path.read_text(), f"{name} changed; review and rerun with FLUIDC_UPDATE_GOLDEN=1"
