@@ -55,15 +55,24 @@ def source_key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temp file in the same dir and rename, so readers see nothing or all of it."""
+def atomic_write(path: str | Path, data: bytes | str) -> None:
+    """Write through a temp file in the target dir: fsync, then rename, so readers (and other
+    processes) see the old file or the whole new one, never a part."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data.encode() if isinstance(data, str) else data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would surprise whoever ships or shares the file
         os.replace(tmp, path)
     except BaseException:
-        os.unlink(tmp)
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
@@ -112,7 +121,7 @@ def _build(cc: str, source: str, d: Path, so: Path) -> None:
             if r.returncode != 0:
                 raise CompileError(f"compiling generated C failed ({' '.join(cmd[:2])} ...):\n"
                                    f"{r.stderr[-4000:]}")
-        write_atomic(d / f"{so.stem}.c", source)
+        atomic_write(d / f"{so.stem}.c", source)
         os.replace(out, so)  # atomic: other processes see no kernel or a whole one
 
 
@@ -127,7 +136,7 @@ def load_py(source: str) -> ModuleType:
     d.mkdir(parents=True, exist_ok=True)
     path = d / f"t_{key}.py"
     if not path.exists():
-        write_atomic(path, source)
+        atomic_write(path, source)
     spec = importlib.util.spec_from_file_location(f"fluidc_generated_{key}", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import collections
 import os
 import pickle
-import tempfile
 import warnings
 
 import numpy as np
 
+from ..codegen.compiler import atomic_write
 from ..frontend.dtypes import VarType, dtype_name
 from ..frontend.errors import FluidcError, FormatError, UninitializedVarError
 from ..frontend.framework import OpRole, Parameter, Program, Variable, default_main_program
@@ -28,26 +28,6 @@ _OPTIMIZER_OPS = {"sgd", "momentum", "adam", "adamw", "adagrad", "rmsprop", "lam
 
 
 # -- files --------------------------------------------------------------------------------------
-
-def atomic_write(path: str, data: bytes) -> None:
-    """Write `data` to `path` through a temp file in the same dir: fsync, then rename."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would surprise whoever ships the model
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
 
 def _read(path: str, what: str) -> bytes:
     try:
