@@ -8,7 +8,7 @@ import jinja2
 import numpy as np
 
 from .expr import Node, reachable
-from .kernel import KernelSpec
+from .kernel import KernelSpec, node_levels
 
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "c"),
                           undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
@@ -139,7 +139,6 @@ _COMBINE = {
     "max": ("({T}){v} > acc ? ({T}){v} : acc", "max"),
     "min": ("({T}){v} < acc ? ({T}){v} : acc", "min"),
 }
-_LEVEL = {"const": 0, "row": 1, "elem": 2}
 
 
 def render_kernel(spec: KernelSpec, name: str) -> str:
@@ -166,17 +165,7 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
     outer = [k for k, lp in enumerate(spec.loops) if not lp.reduce]
     moves = {o: any(spec.loops[k].strides[o] != 0 for k in inner) for o in index}
     printer = CPrinter(index, ref)
-    levels: dict[int, str] = {}
-    for n in reachable([v for _, v in stores]):
-        if n.op == "constant":
-            levels[n.id] = "const"
-        elif n.op == "load":
-            levels[n.id] = "elem" if moves[n.args[0]] else "row"
-        elif n.op == "reduce":
-            levels[n.id] = "row"
-        else:
-            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
-                               key=_LEVEL.get, default="const")
+    levels = node_levels(reachable([v for _, v in stores]), moves)
     big = spec.numel >= PARALLEL_MIN
     if _is_column_reduction(spec, inner, outer):
         body = _column_reduction(spec, printer, index, ref, loop_vars, inner, outer[0], big)

@@ -148,3 +148,25 @@ def segments(steps: list) -> list:
         else:
             out.append(step)
     return out
+
+
+_LEVEL = {"const": 0, "row": 1, "elem": 2}
+
+
+def node_levels(order: list[Node], moves: dict[int, bool]) -> dict[int, str]:
+    """Where each node varies: 'const', per 'row' (kept index), or per 'elem' (reduced loops too).
+
+    `moves[operand]` says whether an operand's address changes along the reduced loops.
+    """
+    levels: dict[int, str] = {}
+    for n in order:
+        if n.op == "constant":
+            levels[n.id] = "const"
+        elif n.op == "load":
+            levels[n.id] = "elem" if moves[n.args[0]] else "row"
+        elif n.op == "reduce":
+            levels[n.id] = "row"
+        else:
+            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
+                               key=_LEVEL.get, default="const")
+    return levels

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..frontend.errors import CompileError
 from .expr import Node, reachable
-from .kernel import KernelSpec, Loop
+from .kernel import KernelSpec, Loop, node_levels
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "triton"),
@@ -263,7 +263,6 @@ _COMBINE = {
     "min": ("_min_nan({acc}, {v})", "_rmin({acc})"),
 }
 _INT_FINAL = {"max": "tl.max({acc}, 1)", "min": "tl.min({acc}, 1)"}  # no NaN to look for
-_LEVEL = {"const": 0, "row": 1, "elem": 2}
 
 
 def _init(combine: str, dtype: np.dtype):
@@ -289,22 +288,6 @@ def _reduction_blocks(outer: list[Loop], inner: list[Loop], rows: int, extent: i
         return xblock, min(next_pow2(extent), TILE // xblock)
     rblock = next_pow2(extent) if next_pow2(extent) <= PERSISTENT_MAX else LOOP_BLOCK
     return min(next_pow2(rows), max(1, TILE // rblock)), rblock
-
-
-def _levels(order: list[Node], moves: dict[int, bool]) -> dict[int, str]:
-    """Where each node varies: 'const', per 'row' (kept index), or per 'elem' (reduced too)."""
-    levels: dict[int, str] = {}
-    for n in order:
-        if n.op == "constant":
-            levels[n.id] = "const"
-        elif n.op == "load":
-            levels[n.id] = "elem" if moves[n.args[0]] else "row"
-        elif n.op == "reduce":
-            levels[n.id] = "row"
-        else:
-            levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
-                               key=_LEVEL.get, default="const")
-    return levels
 
 
 def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]:
@@ -333,7 +316,7 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
     printer = TritonPrinter(load)
     stores = _values(spec)
     order = reachable([v for _, v in stores])
-    levels = _levels(order, moves)
+    levels = node_levels(order, moves)
     wide = _wide(spec, xblock * rblock)
     r = "rbase" if persistent else "roff + rbase"
     header = [f"r = ({r}).to(tl.int64)" if wide else f"r = {r}", f"rmask = r < {extent}"] + rlines

@@ -94,3 +94,37 @@ def assert_same(got: np.ndarray, want: np.ndarray, what: str = "",
         np.testing.assert_allclose(got, want, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
     else:
         np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+# NaN, Inf, signed zero, denormals and large values, and the ops that must treat them as numpy.
+SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310, -1e-310, 1e-30, 88.0, -88.0, 1e30, -1e30,
+           0.5, -0.5, 3.0, -3.0]
+SPECIAL_UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "square", "abs",
+                 "sign", "floor", "leaky_relu", "gelu"]
+SPECIAL_BINARY = ("max", "min", "div", "mul", "pow", "mod", "floordiv")
+
+
+def special_values_program(dtype: str):
+    """(program, feed, fetch names, numpy's results): every special-value op in one program."""
+    with np.errstate(all="ignore"):
+        x = np.array(SPECIAL, dtype=dtype)
+    y = x[::-1].copy()
+    program = fluid.Program()
+    block = program.global_block()
+    xv, yv = data_var(block, "x", x), data_var(block, "y", y)
+    descs = [append(block, t, {"X": [xv]})[0].desc for t in SPECIAL_UNARY]
+    descs += [append(block, f"elementwise_{k}", {"X": [xv], "Y": [yv]})[0].desc
+              for k in SPECIAL_BINARY]
+    feed = {"x": x, "y": y}
+    want = {}
+    with np.errstate(all="ignore"):
+        for d in descs:
+            want.update(reference_op(d, feed))
+    return program, feed, [d.output("Out")[0] for d in descs], want
+
+
+def assert_special_values(got: np.ndarray, want: np.ndarray, what: str) -> None:
+    """assert_same, plus signed zeros and Infs exactly (not within a tolerance)."""
+    assert_same(got, want, f"{what} on {SPECIAL}")
+    exact = np.isinf(want) | (want == 0)
+    np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(want[exact]), err_msg=what)

@@ -14,7 +14,8 @@ import fluidc as fluid
 from fluidc.frontend.dtypes import VarType
 from fluidc.frontend.ops.registry import get_op_def
 
-from op_harness import (append, assert_same, data_var, forward_op_types, one_op_program,
+from op_harness import (assert_same, assert_special_values, forward_op_types,
+                        one_op_program, special_values_program,
                         reference_op, run_c, run_reference, seeded)
 
 FLOATS = ("float32", "float64")
@@ -383,37 +384,13 @@ def test_op_matches_reference(op_type, case, dtype):
 
 
 # --- special values: NaN, Inf, signed zero, denormals through the pointwise printers ----------
-SPECIAL = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-310, -1e-310, 1e-30, 88.0, -88.0, 1e30, -1e30,
-           0.5, -0.5, 3.0, -3.0]
-SPECIAL_UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "square", "abs",
-                 "sign", "floor", "leaky_relu", "gelu"]
-
 
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_special_values(dtype):
     """One program applying every unary op to NaN/Inf/0/-0/denormals; maximum/minimum with NaN."""
-    with np.errstate(all="ignore"):
-        x = np.array(SPECIAL, dtype=dtype)
-    y = x[::-1].copy()
-    program = fluid.Program()
-    block = program.global_block()
-    xv, yv = data_var(block, "x", x), data_var(block, "y", y)
-    descs = [append(block, t, {"X": [xv]})[0].desc for t in SPECIAL_UNARY]
-    descs += [append(block, f"elementwise_{k}", {"X": [xv], "Y": [yv]})[0].desc
-              for k in ("max", "min", "div", "mul", "pow", "mod", "floordiv")]
-    fetch = [d.output("Out")[0] for d in descs]
-    feed = {"x": x, "y": y}
-    with np.errstate(all="ignore"):
-        want = {}
-        for d in descs:
-            want.update(reference_op(d, feed))
-    got = run_c(program, feed, fetch)
-    for name, g in zip(fetch, got):
-        assert_same(g, want[name], f"{name} on {SPECIAL}")
-        # Signed zeros and Infs must match exactly, not just within tolerance.
-        w = want[name]
-        exact = np.isinf(w) | (w == 0)
-        np.testing.assert_array_equal(np.signbit(g[exact]), np.signbit(w[exact]), err_msg=name)
+    program, feed, fetch, want = special_values_program(dtype)
+    for name, g in zip(fetch, run_c(program, feed, fetch)):
+        assert_special_values(g, want[name], name)
 
 
 # --- random ops: statistics, ranges, determinism under a seed ---------------------------------

@@ -26,16 +26,18 @@ from fluidc.frontend.ops.registry import get_op_def
 from op_harness import (
     append,
     assert_same,
+    assert_special_values,
     data_var,
     one_op_program,
     reference_op,
     run_c,
     run_reference,
     seeded,
+    special_values_program,
 )
 from test_grad_check import CASES as GRAD_CASES
 from test_grad_check import grad_names, op
-from test_ops_c import CASES, RANDOM_OPS, SPECIAL, SPECIAL_UNARY
+from test_ops_c import CASES, RANDOM_OPS
 
 # The interpreter evaluates masked-off lanes too (sqrt/log of whatever is there): numpy warns.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -100,28 +102,11 @@ def test_op_matches_reference(op_type, case, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_special_values_match_numpy_and_c(dtype):
     """NaN/Inf/signed zeros/denormals through every unary op and the tricky binaries."""
-    with np.errstate(all="ignore"):
-        x = np.array(SPECIAL, dtype=dtype)
-    y = x[::-1].copy()
-    program = fluid.Program()
-    block = program.global_block()
-    xv, yv = data_var(block, "x", x), data_var(block, "y", y)
-    descs = [append(block, t, {"X": [xv]})[0].desc for t in SPECIAL_UNARY]
-    descs += [append(block, f"elementwise_{k}", {"X": [xv], "Y": [yv]})[0].desc
-              for k in ("max", "min", "div", "mul", "pow", "mod", "floordiv")]
-    fetch = [d.output("Out")[0] for d in descs]
-    feed = {"x": x, "y": y}
-    want = {}
-    with np.errstate(all="ignore"):
-        for d in descs:
-            want.update(reference_op(d, feed))
+    program, feed, fetch, want = special_values_program(dtype)
     got, c = run_triton(program, feed, fetch), run_c(program, feed, fetch)
     for name, g, cg in zip(fetch, got, c):
-        assert_same(g, want[name], f"{name} on {SPECIAL}")
+        assert_special_values(g, want[name], name)
         assert_same(g, cg, f"{name}: Triton vs C")
-        w = want[name]
-        exact = np.isinf(w) | (w == 0)  # signed zeros and Infs exactly, not within tolerance
-        np.testing.assert_array_equal(np.signbit(g[exact]), np.signbit(w[exact]), err_msg=name)
 
 
 @pytest.mark.parametrize("dtype", ["int32", "int64"])
