@@ -141,11 +141,12 @@ _COMBINE = {
 }
 
 
-def render_kernel(spec: KernelSpec, name: str) -> str:
+def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
     """The C function for one kernel: params are its buffers, in spec order.
 
     Kept dims are the outer loops; each reduce node gets its own pass over the reduced (inner)
-    loops, and values over the whole shape are stored in a last inner pass.
+    loops, and values over the whole shape are stored in a last inner pass. An `orphan`
+    (pointwise) kernel shares out its loop with `omp for nowait`, called in a parallel region.
     """
     params = [f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
               for i, (d, w) in enumerate(zip(spec.dtypes, spec.written))]
@@ -273,7 +274,15 @@ def render_kernel(spec: KernelSpec, name: str) -> str:
             value = names[v.id] if v.id in names else printer.expr(v, names)
             body.append(f"{ref[o]}[{index[o]}] = {value};")
     loops = [{"var": loop_vars[k], "size": spec.loops[k].size, "pragma": ""} for k in outer]
-    if loops:
+    if orphan:
+        assert not inner, "only pointwise kernels run concurrently"
+        if len(loops) == 1:
+            loops[0]["pragma"] = "omp for simd nowait"
+        elif loops:
+            loops[0]["pragma"], loops[-1]["pragma"] = "omp for nowait", "omp simd"
+        else:  # a single element: one thread writes it
+            body = ["#pragma omp single nowait", "{", *body, "}"]
+    elif loops:
         if big:
             loops[0]["pragma"] = "omp parallel for"
         if not inner:

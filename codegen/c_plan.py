@@ -6,7 +6,7 @@ import functools
 from dataclasses import dataclass, field
 
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Extern, Step
+from ..passes.fuse import Concurrent, Extern, Step
 from .c import c_type, render_kernel, render_module
 from .compiler import load_c
 from .kernel import build_spec, segments
@@ -59,13 +59,22 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
             schedule.append(part)
             continue
         calls = []
-        for step in part:
+
+        def call(step, orphan: bool = False) -> str:
             spec = build_spec(step, infos)
             name = f"kernel_{len(kernels)}"
-            kernels.append(render_kernel(spec, name))
+            kernels.append(render_kernel(spec, name, orphan))
             args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
                     for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
-            calls.append(f"{name}({', '.join(args)})")
+            return f"{name}({', '.join(args)});"
+
+        for step in part:
+            if isinstance(step, Concurrent):
+                # One parallel region; each kernel's loop is an orphaned `omp for nowait`.
+                calls += ["#pragma omp parallel", "{"]
+                calls += ["    " + call(k, orphan=True) for k in step.parts] + ["}"]
+            else:
+                calls.append(call(step))
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
     return CModule(render_module(kernels, rendered), schedule, slots).load()

@@ -8,7 +8,7 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from ..passes.fuse import Kernel
+from ..passes.fuse import Concurrent, Kernel
 from .expr import ExprBuilder, Node, reachable
 
 
@@ -140,7 +140,7 @@ def segments(steps: list) -> list:
     call each, whatever the backend)."""
     out: list = []
     for step in steps:
-        if isinstance(step, Kernel):
+        if isinstance(step, (Kernel, Concurrent)):
             if out and isinstance(out[-1], list):
                 out[-1].append(step)
             else:

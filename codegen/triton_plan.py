@@ -12,7 +12,7 @@ import torch
 
 from ..frontend.errors import PlaceError
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Extern, Step
+from ..passes.fuse import Concurrent, Extern, Step
 from .compiler import load_py
 from .kernel import build_spec, segments
 from .triton import Launch, render_kernel, render_module
@@ -95,7 +95,7 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModul
             schedule.append(part)
             continue
         calls = []
-        for step in part:
+        for step in (k for s in part for k in (s.parts if isinstance(s, Concurrent) else [s])):
             spec = build_spec(step, infos)
             src, launch = render_kernel(spec, f"kernel_{len(kernels)}")
             kernels.append(src)

@@ -5,12 +5,20 @@ import json
 
 from ..frontend.dtypes import dtype_name
 from ..frontend.framework import Program
-from .fuse import Extern
+from .fuse import Concurrent, Extern
 from .pipeline import LoweredProgram
 
 
 def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _flat(lowered: LoweredProgram) -> list[tuple[int | None, object]]:
+    """(concurrent group or None, step) for every kernel and extern, in order."""
+    out = []
+    for g, step in enumerate(lowered.steps):
+        out += [(g, k) for k in step.parts] if isinstance(step, Concurrent) else [(None, step)]
+    return out
 
 
 def program_dot(program: Program) -> str:
@@ -28,7 +36,7 @@ def program_dot(program: Program) -> str:
 def steps_dot(lowered: LoweredProgram) -> str:
     """The compiled steps: each kernel a cluster of the ops fused into it, externs as boxes."""
     lines = ["digraph compiled {", "  rankdir=TB;", "  compound=true;", "  node [fontsize=10];"]
-    for k, step in enumerate(lowered.steps):
+    for k, (_, step) in enumerate(_flat(lowered)):
         if isinstance(step, Extern):
             lines.append(f"  s{k} [shape=box, style=filled, fillcolor=lightblue, "
                          f"label={_quote('extern ' + step.op.type)}];")
@@ -52,14 +60,14 @@ def steps_dot(lowered: LoweredProgram) -> str:
 def steps_summary(lowered: LoweredProgram) -> dict:
     """Steps, buffers and reuse as plain data (the JSON format)."""
     steps = []
-    for step in lowered.steps:
+    for group, step in _flat(lowered):
         if isinstance(step, Extern):
             steps.append({"kind": "extern", "op": step.op.type,
                           "inputs": step.op.input_arg_names, "outputs": step.op.output_arg_names})
         else:
             steps.append({"kind": "kernel", "shape": list(step.shape), "reduce_axes": list(step.axes),
                           "ops": [op.type for op in step.ops], "inputs": step.inputs,
-                          "outputs": step.outputs})
+                          "outputs": step.outputs, "concurrent_group": group})
     buffers = {n: {"shape": list(i.shape), "dtype": dtype_name(i.dtype)}
                for n, i in lowered.infos.items()}
     return {"steps": steps, "buffers": buffers, "shared_storage": dict(lowered.storage),
@@ -83,6 +91,8 @@ def steps_text(lowered: LoweredProgram) -> str:
             out.append(f"  [{k}] extern {s['op']}: {s['inputs']} -> {s['outputs']}")
         else:
             red = f", reducing axes {s['reduce_axes']}" if s["reduce_axes"] else ""
+            if s["concurrent_group"] is not None:
+                red += f", in concurrent group {s['concurrent_group']}"
             out.append(f"  [{k}] kernel over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
                        f"        reads {s['inputs']} writes {s['outputs']}")
     if lowered.storage:

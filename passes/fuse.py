@@ -38,7 +38,56 @@ class Extern:
     op: OpDesc
 
 
-Step = Kernel | Extern
+@dataclass
+class Concurrent:
+    """Pointwise kernels that touch no common var but what they only read: they may run at
+    once (one parallel region on CPU), e.g. the optimizer updates of every parameter."""
+
+    parts: list[Kernel]
+
+    @property
+    def ops(self) -> list[OpDesc]:
+        return [op for k in self.parts for op in k.ops]
+
+
+Step = Kernel | Extern | Concurrent
+
+
+def run_concurrently(steps: list[Step], buffer_of: dict[str, str] | None = None) -> list[Step]:
+    """Runs of pointwise kernels (no extern between) regrouped into levels of independent
+    kernels: each kernel joins the level after the last one it conflicts with, so all the
+    optimizer updates land in one Concurrent step and all the beta-pow updates in the next.
+    `buffer_of` maps vars that share memory (views, versions) to one name."""
+    out: list[Step] = []
+    run: list[Kernel] = []
+    buffer_of = buffer_of or {}
+
+    def conflicts(a: Kernel, b: Kernel) -> bool:
+        def bufs(names):
+            return {buffer_of.get(n, n) for n in names}
+        wa, wb = bufs(a.outputs), bufs(b.outputs)
+        ra, rb = bufs(a.inputs) - wa, bufs(b.inputs) - wb
+        return bool(wa & (rb | wb) or ra & wb)
+
+    def close() -> None:
+        levels: list[list[Kernel]] = []
+        for k in run:
+            after = max((i for i, lv in enumerate(levels) if any(conflicts(k, o) for o in lv)),
+                        default=-1)
+            if after + 1 == len(levels):
+                levels.append([])
+            levels[after + 1].append(k)
+        out.extend(lv[0] if len(lv) == 1 else Concurrent(lv) for lv in levels)
+        run.clear()
+
+    for step in steps:
+        if isinstance(step, Kernel) and not step.axes:
+            run.append(step)
+            continue
+        close()
+        out.append(step)
+    close()
+    return out
 
 
 class _Group:

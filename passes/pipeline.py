@@ -7,7 +7,7 @@ from ..frontend.errors import FeedError
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
-from .fuse import Step, build_steps
+from .fuse import Step, build_steps, run_concurrently
 from .epilogue import fuse_matmul_bias
 from .inference import fold_batch_norm
 from .inplace import write_in_place
@@ -125,6 +125,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     if strategy.enable_inplace:
         steps = write_in_place(steps, infos, live_out | set(feed_infos) | set(storage)
                                | set(storage.values()) | set(aliases) | set(lods))
+    if strategy.fuse_all and strategy.fuse_all_optimizer_ops:
+        steps = run_concurrently(steps, {**storage, **state_views})
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}

@@ -9,12 +9,15 @@ class BuildStrategy:
     fuse_reduce_ops: reductions with their prologue/epilogue (softmax, layer_norm) as one kernel;
     memory_optimize: the memory_optimize pass on the compiled copy (fetched vars kept);
     enable_inplace: a kernel's output overwrites an input that dies in that kernel;
+    fuse_all_optimizer_ops: independent pointwise kernels in a row (the optimizer updates of
+    every parameter) run together, one parallel region on CPU;
     fuse_all = False turns every fusion off, for comparison.
     """
 
     def __init__(self) -> None:
         self.memory_optimize = False
         self.enable_inplace = True
+        self.fuse_all_optimizer_ops = True
         self.fuse_elewise_add_act_ops = True
         self.fuse_reduce_ops = True
         self.fuse_all = True

@@ -4,7 +4,7 @@ import pytest
 
 import fluidc as fluid
 from fluidc.passes import prune_ops
-from fluidc.passes.fuse import Kernel
+from fluidc.passes.fuse import Concurrent, Kernel
 from fluidc.runtime.reference import ReferencePlan
 
 
@@ -21,6 +21,7 @@ STRATEGIES = {
     "no_reduce_fusion": {"fuse_reduce_ops": False},
     "memory_optimize": {"memory_optimize": True},
     "no_inplace": {"enable_inplace": False},
+    "no_concurrent": {"fuse_all_optimizer_ops": False},
 }
 
 
@@ -185,3 +186,22 @@ def test_enable_inplace_writes_a_kernel_output_over_its_dying_input():
     np.testing.assert_array_equal(results[True], results[False])
     w_val = np.array(fluid.global_scope().find_var("w").get_tensor())
     np.testing.assert_allclose(results[True], [np.maximum(xs @ w_val, 0).mean() * 2], rtol=1e-5)
+
+
+def test_all_parameter_updates_run_in_one_concurrent_step():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="x", shape=[8], dtype="float32")
+        y = fluid.layers.data(name="y", shape=[1], dtype="int64")
+        h = fluid.layers.fc(fluid.layers.fc(x, 16, act="relu"), 12, act="tanh")
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(fluid.layers.fc(h, 3), y))
+        fluid.optimizer.Adam(0.01).minimize(loss)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    exe.run(main, feed={"x": np.ones((4, 8), "float32"), "y": np.zeros((4, 1), "int64")},
+            fetch_list=[loss])
+    plan = next(p for p in exe._plans.values() if p.lowered.fetches == [loss.name])
+    groups = [s for s in plan.lowered.steps if isinstance(s, Concurrent)]
+    updates = [[op.type for op in g.ops] for g in groups]
+    assert ["adam_update"] * 6 in updates  # the six parameters' updates, one parallel region
+    assert plan.module.source.count("#pragma omp parallel\n") == len(groups)
