@@ -95,8 +95,9 @@ def steps_text(lowered: LoweredProgram) -> str:
                 red += f", in concurrent group {s['concurrent_group']}"
             out.append(f"  [{k}] kernel over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
                        f"        reads {s['inputs']} writes {s['outputs']}")
-    if lowered.storage:
-        out.append("  shared buffers: " + ", ".join(f"{v} <- {k}" for k, v in lowered.storage.items()))
+    shared = {k: v for k, v in lowered.storage.items() if k != v}
+    if shared:
+        out.append("  shared buffers: " + ", ".join(f"{v} <- {k}" for k, v in shared.items()))
     return "\n".join(out)
 
 
