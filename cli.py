@@ -169,8 +169,12 @@ def inspect(args: argparse.Namespace) -> int:
         text = export.program_dot(program) + "\n" + export.steps_dot(lowered) \
             if args.format == "dot" else _svg(export.steps_dot(lowered))
     else:
-        text = (f"== program ({len(program.global_block().ops)} ops)\n{program}\n"
-                f"== compiled for batch {args.batch} ({len(lowered.steps)} steps)\n"
+        if target in EXAMPLES:
+            listing = f"== program ({len(program.global_block().ops)} ops)\n{program}"
+        else:  # a saved model: its vars with sizes, and its ops, as for any file
+            from fluidc.runtime.inspect_files import describe
+            listing = f"== {describe(target)}"
+        text = (f"{listing}\n== compiled for batch {args.batch} ({len(lowered.steps)} steps)\n"
                 f"{export.steps_text(lowered)}")
     _emit(text, args.output)
     return 0

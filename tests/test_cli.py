@@ -83,3 +83,13 @@ def test_cli_output_matches_golden_file(argv, name, capsys):
     if os.environ.get("FLUIDC_UPDATE_GOLDEN"):
         path.write_text(out)
     assert out == path.read_text(), f"{name} changed; review and rerun with FLUIDC_UPDATE_GOLDEN=1"
+
+
+def test_inspect_saved_model_lists_vars_with_sizes_and_compiled_steps(capsys):
+    model = Path(__file__).parent / "fixtures" / "models" / "cnn"
+    main(["inspect", str(model), "--batch", "2"])
+    out = capsys.readouterr().out
+    assert "persistable bytes" in out and "conv2d_0.w_0" in out
+    assert "== compiled for batch 2" in out and "extern conv2d" in out
+    main(["codegen", str(model), "--batch", "2"])
+    assert "static void kernel_0(" in capsys.readouterr().out
