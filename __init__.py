@@ -7,7 +7,9 @@ from .frontend.dtypes import VarType
 from .frontend.errors import FluidcError
 from .frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
                                  default_startup_program, program_guard)
-from .frontend.layers.api2 import add, divide, matmul, maximum, mean, minimum, multiply, subtract
+from .frontend.layers.api2 import (abs, add, cast, concat, divide, exp, flatten, full, log, matmul,  # noqa: A004
+                                   max, maximum, mean, min, minimum, multiply, ones, reshape, scale,
+                                   sqrt, square, subtract, sum, tanh, transpose, zeros)
 from .frontend.layers.tensor import create_parameter, static_data as data
 from .frontend.param_attr import ParamAttr
 from .passes import backward  # noqa: F401

@@ -55,3 +55,20 @@ def test_create_parameter_matmul_add():
 def test_default_programs_are_the_fluid_ones():
     assert paddle.static.default_main_program() is paddle.default_main_program()
     assert paddle.static.default_startup_program() is paddle.default_startup_program()
+
+
+def test_2x_tensor_functions():
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data(name="x", shape=[None, 2, 3], dtype="float32")
+        t = paddle.reshape(paddle.transpose(x, [0, 2, 1]), [-1, 6])
+        outs = [paddle.sum(t * 2.0, axis=1), paddle.max(x), paddle.min(x, axis=[1, 2]),
+                paddle.flatten(paddle.concat([x, x], axis=1), start_axis=1),
+                paddle.exp(paddle.scale(paddle.full([2], 0.0), 1.0, 1.0)),
+                paddle.cast(paddle.ones([3], "int64"), "float32") + paddle.zeros([3])]
+    xs = np.arange(12, dtype="float32").reshape(2, 2, 3)
+    got = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": xs}, fetch_list=outs)
+    want = [xs.transpose(0, 2, 1).reshape(-1, 6).sum(1) * 2, [xs.max()], xs.min((1, 2)),
+            np.concatenate([xs, xs], 1).reshape(2, 12), np.full(2, np.e), np.ones(3)]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, np.asarray(w, "float32").reshape(g.shape), rtol=1e-6)

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from ..framework import Variable
+from . import nn as _nn
+from . import tensor as _tensor
 from .helper import LayerHelper
 from .nn import _binary, reduce_mean
 
@@ -29,3 +31,79 @@ def mean(x: Variable, axis=None, keepdim: bool = False, name=None) -> Variable:
     return reduce_mean(x, dim=axis, keep_dim=keepdim, name=name)
 
 
+
+
+# -- 2.x names and argument orders over the same layers -------------------------------------------
+
+def reshape(x, shape, name=None):
+    """x with a new shape (0 copies a dim, -1 is inferred)."""
+    return _nn.reshape(x, shape, name=name)
+
+
+def transpose(x, perm, name=None):
+    """x with its dims permuted."""
+    return _nn.transpose(x, perm, name=name)
+
+
+def concat(x, axis=0, name=None):
+    """The tensors joined along axis."""
+    return _tensor.concat(x, axis, name=name)
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Dims start_axis..stop_axis merged into one (flatten_contiguous_range)."""
+    helper = LayerHelper("flatten_contiguous_range", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    helper.append_op("flatten_contiguous_range", inputs={"X": [x]},
+                     outputs={"Out": [out], "XShape": [xshape]},
+                     attrs={"start_axis": start_axis, "stop_axis": stop_axis})
+    return out
+
+
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
+    """Sum over axis (all when None)."""
+    return _nn.reduce_sum(x, dim=axis, keep_dim=keepdim, name=name)
+
+
+def max(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
+    """Max over axis (all when None)."""
+    return _nn.reduce_max(x, dim=axis, keep_dim=keepdim, name=name)
+
+
+def min(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
+    """Min over axis (all when None)."""
+    return _nn.reduce_min(x, dim=axis, keep_dim=keepdim, name=name)
+
+
+def full(shape, fill_value, dtype="float32", name=None):
+    """A tensor of shape filled with fill_value."""
+    return _tensor.fill_constant(shape, dtype, fill_value, name=name)
+
+
+def ones(shape, dtype="float32", name=None):
+    """A tensor of ones."""
+    return _tensor.fill_constant(shape, dtype, 1.0, name=name)
+
+
+def zeros(shape, dtype="float32", name=None):
+    """A tensor of zeros."""
+    return _tensor.fill_constant(shape, dtype, 0.0, name=name)
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    """scale * x + bias."""
+    return _nn.scale(x, scale, bias, bias_after_scale, act, name)
+
+
+def cast(x, dtype):
+    """x converted to dtype."""
+    return _tensor.cast(x, dtype)
+
+
+def exp(x, name=None): return _nn.exp(x, name)  # noqa: E704
+def log(x, name=None): return _nn.log(x, name)  # noqa: E704
+def sqrt(x, name=None): return _nn.sqrt(x, name)  # noqa: E704
+def tanh(x, name=None): return _nn.tanh(x, name)  # noqa: E704
+def abs(x, name=None): return _nn.abs(x, name)  # noqa: E704,A001
+def square(x, name=None): return _nn.square(x, name)  # noqa: E704
