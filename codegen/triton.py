@@ -221,23 +221,50 @@ def render_kernel(spec: KernelSpec, name: str) -> tuple[str, Launch | None]:
     return _render_pointwise(spec, name, params, pointers)
 
 
-def _render_pointwise(spec, name, params, pointers) -> tuple[str, Launch | None]:
-    numel = spec.numel
-    block = min(next_pow2(numel), POINTWISE_BLOCK)
+def _pointwise_body(spec: KernelSpec, prefix: str = "") -> list[str]:
+    """Loads, values and stores of a pointwise kernel over flat index `x` (mask `xmask`), its
+    buffers named {prefix}b0, {prefix}b1, ..."""
     body, idx = _index_lines("x", spec.loops, "i")
     offsets = {o: _offset(o, spec.loops, idx) for o in range(len(spec.operands))}
-    ref = {o: f"b{buf}" for o, buf in enumerate(spec.operands)}
+    ref = {o: f"{prefix}b{buf}" for o, buf in enumerate(spec.operands)}
     load = {o: f"tl.load({ref[o]} + {off}, mask=xmask)" if off else
             _scalar_load(ref[o], "[XBLOCK]") for o, off in offsets.items()}
     stores = _values(spec)
     names = _emit(TritonPrinter(load), reachable([v for _, v in stores]), {}, body)
     for o, v in stores:
         body.append(f"tl.store({ref[o]} + {offsets[o] or 'x'}, {names[v.id]}, mask=xmask)")
+    return body
+
+
+def _render_pointwise(spec, name, params, pointers) -> tuple[str, Launch | None]:
+    numel = spec.numel
+    block = min(next_pow2(numel), POINTWISE_BLOCK)
     src = _ENV.get_template("pointwise.py.j2").render(
-        name=name, params=params, numel=numel, body=body, wide=_wide(spec, block))
+        name=name, params=params, numel=numel, body=_pointwise_body(spec),
+        wide=_wide(spec, block))
     warps = max(1, min(8, block // 256))  # 8 elements (two 16-byte vectors) per thread
     launch = Launch(name, -(-numel // block), {"XBLOCK": block}, warps, pointers)
     return src, (launch if numel else None)
+
+
+def render_multi_tensor(specs: list[KernelSpec], name: str) -> tuple[str, Launch | None]:
+    """Independent pointwise kernels as one launch: each program works on one part, chosen by
+    its id (the multi-tensor form of the optimizer updates of every parameter)."""
+    specs = [sp for sp in specs if sp.numel]
+    if not specs:
+        return "", None
+    block = POINTWISE_BLOCK
+    params, pointers, parts, first = [], [], [], 0
+    for j, sp in enumerate(specs):
+        params += [f"p{j}_b{i}" for i in range(len(sp.buffers))]
+        pointers += [POINTER_TYPES[np.dtype(d).name] for d in sp.dtypes]
+        blocks = -(-sp.numel // block)
+        parts.append({"first": first, "end": first + blocks, "numel": sp.numel,
+                      "body": _pointwise_body(sp, f"p{j}_")})
+        first += blocks
+    src = _ENV.get_template("multi_tensor.py.j2").render(
+        name=name, params=params, parts=parts, wide=any(_wide(sp, block) for sp in specs))
+    return src, Launch(name, first, {"XBLOCK": block}, max(1, min(8, block // 256)), pointers)
 
 
 def _emit(printer: TritonPrinter, nodes: list[Node], names: dict[int, str],

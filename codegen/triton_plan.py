@@ -15,7 +15,7 @@ from ..frontend.ops import VarInfo
 from ..passes.fuse import Concurrent, Extern, Step
 from .compiler import load_py
 from .kernel import build_spec, segments
-from .triton import Launch, render_kernel, render_module
+from .triton import Launch, render_kernel, render_module, render_multi_tensor
 
 
 def interpreting() -> bool:
@@ -95,11 +95,16 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModul
             schedule.append(part)
             continue
         calls = []
-        for step in (k for s in part for k in (s.parts if isinstance(s, Concurrent) else [s])):
-            spec = build_spec(step, infos)
-            src, launch = render_kernel(spec, f"kernel_{len(kernels)}")
+        for step in part:
+            if isinstance(step, Concurrent):  # one launch for all: a multi-tensor kernel
+                specs = [build_spec(k, infos) for k in step.parts]
+                src, launch = render_multi_tensor(specs, f"kernel_{len(kernels)}")
+                specs = [sp for sp in specs if sp.numel]
+            else:
+                specs = [build_spec(step, infos)]
+                src, launch = render_kernel(specs[0], f"kernel_{len(kernels)}")
             kernels.append(src)
-            args = [f"s[{slots.setdefault(buf, len(slots))}]" for buf in spec.buffers]
+            args = [f"s[{slots.setdefault(buf, len(slots))}]" for sp in specs for buf in sp.buffers]
             if launch is not None:  # zero-size shapes launch nothing
                 launches.append(launch)
                 calls.append(launch.call(args))

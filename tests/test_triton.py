@@ -297,6 +297,21 @@ def _plans_of(program, feed, fetch):
     return list(exe._plans.values())
 
 
+def test_independent_kernels_launch_as_one_multi_tensor_kernel():
+    program, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(program, startup):
+        x = fluid.layers.data(name="x", shape=[7, 1500], dtype="float32", append_batch_size=False)
+        y = fluid.layers.data(name="y", shape=[3], dtype="float64", append_batch_size=False)
+        outs = [fluid.layers.tanh(x) * 3.0, fluid.layers.exp(y) + 1.0]
+    feed = {"x": seeded("mt").normal(size=(7, 1500)).astype("float32"),
+            "y": np.array([0.5, -1.0, 2.0])}
+    plan, = _plans_of(program, feed, [o.name for o in outs])
+    assert len(plan.module.launches) == 1 and "pid - " in plan.module.source
+    got = run_triton(program, feed, [o.name for o in outs])
+    assert_same(got[0], np.tanh(feed["x"]) * np.float32(3.0))
+    assert_same(got[1], np.exp(feed["y"]) + 1.0)
+
+
 def test_kernels_compile_for_a_real_gpu():
     """The interpreter accepts more than the compiler: build every kind of kernel for sm_90."""
     pytest.importorskip("triton.backends.nvidia")
@@ -305,7 +320,10 @@ def test_kernels_compile_for_a_real_gpu():
         xi = fluid.layers.cast(x * 10.0, "int64")
         ints = op("elementwise_mod", X=xi, Y=xi - 3) + op("elementwise_floordiv", X=xi, Y=xi)
         chain = fluid.layers.elementwise_pow(fluid.layers.tanh(x), x) * op("gelu", X=x)
-        return [fluid.layers.softmax(x), fluid.layers.reduce_sum(x, dim=[0]),
+        # Independent pointwise kernels of different shapes, one after the other: multi-tensor.
+        c = fluid.layers.fill_constant([3], "float32", 2.0)
+        independent = [fluid.layers.scale(x, 3.0), fluid.layers.scale(c, 5.0)]
+        return independent + [fluid.layers.softmax(x), fluid.layers.reduce_sum(x, dim=[0]),
                 fluid.layers.softmax(fluid.layers.reshape(x, [35, 1000])),
                 fluid.layers.reduce_max(fluid.layers.reshape(x, [-1]), dim=[0]), chain, ints,
                 op("clip_grad", {"min": -0.5, "max": 0.5}, out="X@GRAD", X=x, **{"Out@GRAD": x}),
@@ -315,6 +333,7 @@ def test_kernels_compile_for_a_real_gpu():
     plan, = _plans_of(program, {"x": x}, [o.name for o in outs])
     launches = [(k.name, k.pointer_types, k.meta, k.num_warps) for k in plan.module.launches]
     assert len(launches) >= 4
+    assert "pid - " in plan.module.source  # a multi-tensor kernel (independent parts) is built too
     # A fresh process: the interpreter patches triton.language while it runs kernels here.
     code = (
         "import importlib.util, json, sys\n"
@@ -324,9 +343,10 @@ def test_kernels_compile_for_a_real_gpu():
         "m = importlib.util.module_from_spec(spec)\n"
         "spec.loader.exec_module(m)\n"
         "for name, ptrs, meta, warps in json.loads(sys.argv[2]):\n"
-        "    sig = {f'b{i}': t for i, t in enumerate(ptrs)}\n"
+        "    fn = getattr(m, name)\n"
+        "    sig = dict(zip(fn.arg_names, ptrs))\n"
         "    sig.update({k: 'constexpr' for k in meta})\n"
-        "    k = compile(ASTSource(getattr(m, name), sig, meta),\n"
+        "    k = compile(ASTSource(fn, sig, meta),\n"
         "                target=GPUTarget('cuda', 90, 32), options={'num_warps': warps})\n"
         "    assert k.asm['cubin'], name\n"
         "print('ok')\n")
