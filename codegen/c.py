@@ -191,8 +191,10 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
     row_len = int(np.prod([spec.loops[k].size for k in inner])) if inner else 0
     cached = {n.id: n for n in order if uses.get(n.id, 0) > 1 and levels[n.id] == "elem"
               and n.op in _COSTLY and row_len * n.dtype.itemsize <= SCRATCH_BYTES}
-    lin = " + ".join(f"{loop_vars[k]}*{int(np.prod([spec.loops[j].size for j in inner[d + 1:]]))}"
-                     for d, k in enumerate(inner)) or "0"
+    row_strides = [int(np.prod([spec.loops[j].size for j in inner[d + 1:]]))
+                   for d in range(len(inner))]
+    lin = " + ".join(loop_vars[k] if st == 1 else f"{loop_vars[k]}*{st}"
+                     for k, st in zip(inner, row_strides)) or "0"
     stored: set[int] = set()
 
     def element_pass(values: list[Node], finish: list[str], pragma: str | None) -> list[str]:
