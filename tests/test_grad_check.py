@@ -45,8 +45,8 @@ class GradCase:
     absent: tuple = ()
 
 
-def run_grad_check(case: GradCase, key: str) -> None:
-    rng = seeded(key)
+def build_grad_program(case: GradCase, rng: np.random.Generator):
+    """(program, loss, weight, param_grads): loss = mean(case(inputs) * weight), differentiated."""
     program = fluid.Program()
     with fluid.program_guard(program, fluid.Program()):
         block = program.global_block()
@@ -62,6 +62,11 @@ def run_grad_check(case: GradCase, key: str) -> None:
         weight = rng.uniform(-1.0, 1.0, out.shape)
         loss = fluid.layers.mean(fluid.layers.elementwise_mul(out, data_var(block, "w", weight)))
         param_grads = fluid.backward.append_backward(loss, no_grad_set=case.no_grad_set)
+    return program, loss, weight, param_grads
+
+
+def run_grad_check(case: GradCase, key: str) -> None:
+    program, loss, weight, param_grads = build_grad_program(case, seeded(key))
     written = grad_names(program)
     for name in case.absent:
         assert name + "@GRAD" not in written, f"{name} is stopped but gets a gradient"

@@ -28,16 +28,14 @@ from op_harness import (
     assert_same,
     assert_special_values,
     data_var,
-    one_op_program,
-    reference_op,
     run_c,
     run_reference,
     seeded,
     special_values_program,
 )
 from test_grad_check import CASES as GRAD_CASES
-from test_grad_check import grad_names, op
-from test_ops_c import CASES, RANDOM_OPS
+from test_grad_check import build_grad_program, grad_names, op
+from test_ops_c import RANDOM_OPS, case_params, check_case
 
 # The interpreter evaluates masked-off lanes too (sqrt/log of whatever is there): numpy warns.
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -75,28 +73,9 @@ def test_printer_covers_every_handler_method():
 
 # --- every op case of the C backend's test, through Triton ------------------------------------
 
-def _op_params():
-    for op_type, cases in sorted(CASES.items()):
-        if op_type in RANDOM_OPS:
-            continue
-        for i, case in enumerate(cases):
-            for dt in case.dtypes:
-                yield pytest.param(op_type, case, dt, id=f"{op_type}-{case.label or i}-{dt}")
-
-
-@pytest.mark.parametrize("op_type,case,dtype", list(_op_params()))
+@pytest.mark.parametrize("op_type,case,dtype", list(case_params(skip=RANDOM_OPS)))
 def test_op_matches_reference(op_type, case, dtype):
-    rng = seeded(f"{op_type}-{case.label}-{dtype}")  # the same inputs as test_ops_c
-    ins = {s: [x.draw(rng, dtype) for x in v] if isinstance(v, list) else v.draw(rng, dtype)
-           for s, v in case.ins.items()}
-    outs = case.outs or [s.name for s in get_op_def(op_type).outputs if not s.dispensable]
-    program, feed, names, desc = one_op_program(op_type, ins, case.attrs, list(outs))
-    fetch = [names[s] for s in outs]
-    got = run_triton(program, feed, fetch)
-    want = reference_op(desc, feed)
-    for slot, name, g in zip(outs, fetch, got):
-        assert_same(g, want[name], f"{op_type}.{slot} ({dtype}, {case.label or case.attrs})",
-                    case.tol if dtype == "float32" else None)
+    check_case(op_type, case, dtype, run_triton)  # the same inputs as test_ops_c
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -150,23 +129,9 @@ def test_reductions_propagate_nan_and_inf_like_numpy(cols):
 @pytest.mark.parametrize("key", sorted(GRAD_CASES))
 def test_backward_matches_c_and_reference(key):
     case = GRAD_CASES[key]
-    rng = seeded(key)
-    program = fluid.Program()
-    with fluid.program_guard(program, fluid.Program()):
-        block = program.global_block()
-        vs = {}
-        for name, value in case.inputs.items():
-            if name in case.params:
-                vs[name] = fluid.layers.create_parameter(list(value.shape), value.dtype.name,
-                                                         name=name)
-            else:
-                vs[name] = data_var(block, name, value, stop_gradient=name not in case.wrt)
-        out = case.build(vs)
-        w = data_var(block, "w", rng.uniform(-1.0, 1.0, out.shape))
-        loss = fluid.layers.mean(fluid.layers.elementwise_mul(out, w))
-        fluid.backward.append_backward(loss)
+    program, loss, weight, _ = build_grad_program(case, seeded(key))
     feed = {n: v for n, v in case.inputs.items() if n not in case.params}
-    feed["w"] = rng.uniform(-1.0, 1.0, out.shape)
+    feed["w"] = weight
     fetch = [loss.name] + [n + "@GRAD" for n in case.wrt if n + "@GRAD" in grad_names(program)]
     results = []
     for runner in (run_triton, run_c, run_reference):
