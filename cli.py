@@ -118,7 +118,7 @@ def _load_target(target: str):
 
 
 def _lower(program, feeds: list[str], fetches: list[str], batch: int, strategy,
-           row_fusion: bool = True):
+           row_fusion: bool = True, target: str = "c"):
     """The program compiled for a batch size: the LoweredProgram `exe.run` would build."""
     from fluidc.frontend.ops import VarInfo
     from fluidc.passes.pipeline import lower_program
@@ -129,7 +129,8 @@ def _lower(program, feeds: list[str], fetches: list[str], batch: int, strategy,
         v = block.var(n)
         feed_infos[n] = VarInfo(tuple(batch if d < 0 else d for d in v.shape), v.dtype, v.lod_level)
     state = {n: v.info() for n, v in block.vars.items() if v.persistable}
-    return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion)
+    return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion,
+                         target=target)
 
 
 def _strategy(passes: str | None):
@@ -216,7 +217,7 @@ def codegen(args: argparse.Namespace) -> int:
     else:
         from fluidc.codegen import generate_c as generate
     lowered = _lower(program, feeds, fetches, args.batch, _strategy(args.passes),
-                     row_fusion=args.backend == "c")
+                     row_fusion=args.backend == "c", target=args.backend)
     module = generate(lowered.steps, lowered.infos)
     _emit(module.source, args.output)
     return 0

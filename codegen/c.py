@@ -381,6 +381,7 @@ def _extreme_init(combine: str, dtype: np.dtype) -> str:
     return c_literal(info.min if combine == "max" else info.max, dtype)
 
 
-def render_module(kernels: list[str], segments: list[dict]) -> str:
+def render_module(kernels: list[str], segments: list[dict], gemm_helpers: list[str]) -> str:
     """The whole C translation unit of one plan."""
-    return _ENV.get_template("module.c.j2").render(kernels=kernels, segments=segments)
+    return _ENV.get_template("module.c.j2").render(kernels=kernels, segments=segments,
+                                                   gemm_helpers=gemm_helpers)

@@ -6,8 +6,9 @@ import functools
 from dataclasses import dataclass, field
 
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Concurrent, Extern, Step
+from ..passes.fuse import Concurrent, Extern, MatmulKernel, Step
 from .c import c_type, render_kernel, render_module
+from .c_matmul import render_gemm_helpers, render_matmul
 from .compiler import load_c
 from .kernel import build_spec, segments
 
@@ -54,6 +55,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
     kernels: list[str] = []
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
+    gemm_types: list[str] = []
     for part in segments(steps):
         if isinstance(part, Extern):
             schedule.append(part)
@@ -61,9 +63,14 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
         calls = []
 
         def call(step, orphan: bool = False) -> str:
-            spec = build_spec(step, infos)
             name = f"kernel_{len(kernels)}"
-            kernels.append(render_kernel(spec, name, orphan))
+            if isinstance(step, MatmulKernel):
+                spec = render_matmul(step, infos, name)
+                kernels.append(spec.source)
+                gemm_types.append(spec.suffix)
+            else:
+                spec = build_spec(step, infos)
+                kernels.append(render_kernel(spec, name, orphan))
             args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
                     for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
             return f"{name}({', '.join(args)});"
@@ -77,4 +84,5 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
                 calls.append(call(step))
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
-    return CModule(render_module(kernels, rendered), schedule, slots).load()
+    helpers = render_gemm_helpers(list(dict.fromkeys(gemm_types)))
+    return CModule(render_module(kernels, rendered, helpers), schedule, slots).load()

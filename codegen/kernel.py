@@ -8,7 +8,7 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from ..passes.fuse import Concurrent, Kernel
+from ..passes.fuse import Concurrent, Kernel, MatmulKernel
 from .expr import ExprBuilder, Node, reachable
 
 
@@ -53,8 +53,9 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
     return out[::-1]
 
 
-def build_spec(kernel: Kernel, infos: dict[str, VarInfo]) -> KernelSpec:
-    """Evaluate the group's exprs into a DAG and lay out its loop nest (kept dims outside)."""
+def build_spec(kernel: Kernel, infos: dict[str, VarInfo], collapse: bool = True) -> KernelSpec:
+    """Evaluate the group's exprs into a DAG and lay out its loop nest (kept dims outside);
+    collapse=False keeps one loop per dim of the shape."""
     shape = tuple(kernel.shape)
     axes = tuple(kernel.axes)
     buffers = list(dict.fromkeys(kernel.inputs + kernel.outputs))
@@ -117,7 +118,8 @@ def build_spec(kernel: Kernel, infos: dict[str, VarInfo]) -> KernelSpec:
     for d in order:
         spec.loops.append(Loop(shape[d], {k: st[d] for k, st in enumerate(operand_strides)},
                                reduce=d in axes))
-    spec.loops = _collapse(spec.loops)
+    if collapse:
+        spec.loops = _collapse(spec.loops)
     return spec
 
 
@@ -140,7 +142,7 @@ def segments(steps: list) -> list:
     call each, whatever the backend)."""
     out: list = []
     for step in steps:
-        if isinstance(step, (Kernel, Concurrent)):
+        if isinstance(step, (Kernel, MatmulKernel, Concurrent)):
             if out and isinstance(out[-1], list):
                 out[-1].append(step)
             else:

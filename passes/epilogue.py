@@ -1,13 +1,17 @@
-"""Matmul epilogues: `mul` followed by a bias add over its last dim becomes one library call
-(addmm), so the product is written once with the bias already in it."""
+"""Matmul epilogues for library products: `mul` followed by a bias add over its last dim
+becomes one library call (addmm), so the product is written once with the bias already in it.
+Products the C backend generates itself take their epilogues in the kernel (fuse.py)."""
 from __future__ import annotations
 
 from ..frontend.ops import OpDesc, VarInfo
+from .matmul import gemm_layout
 
 
-def fuse_matmul_bias(ops: list[OpDesc], infos: dict[str, VarInfo], keep: set[str]) -> list[OpDesc]:
+def fuse_matmul_bias(ops: list[OpDesc], infos: dict[str, VarInfo], keep: set[str],
+                     generated: bool = False) -> list[OpDesc]:
     """mul(X, W) -> T; elementwise_add(T, b) -> O  ==>  mul_bias(X, W, b) -> O, when only the
-    add reads T, T is not kept (fetched, persistable), and b is 1-D over T's last dim."""
+    add reads T, T is not kept (fetched, persistable), and b is 1-D over T's last dim; with
+    `generated`, products gemm_layout takes are left alone."""
     readers: dict[str, int] = {}
     for op in ops:
         for n in op.input_arg_names:
@@ -18,7 +22,8 @@ def fuse_matmul_bias(ops: list[OpDesc], infos: dict[str, VarInfo], keep: set[str
         if i in skip:
             continue
         nxt = ops[i + 1] if i + 1 < len(ops) else None
-        if op.type == "mul" and nxt is not None and nxt.type == "elementwise_add":
+        if op.type == "mul" and nxt is not None and nxt.type == "elementwise_add" \
+                and not (generated and gemm_layout(op, infos) is not None):
             t = op.output("Out")[0]
             bias = nxt.input("Y")[0]
             rank = len(infos[t].shape)

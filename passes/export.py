@@ -5,7 +5,7 @@ import json
 
 from ..frontend.dtypes import dtype_name
 from ..frontend.framework import Program
-from .fuse import Concurrent, Extern
+from .fuse import Concurrent, Extern, MatmulKernel
 from .pipeline import LoweredProgram
 
 
@@ -44,7 +44,8 @@ def steps_dot(lowered: LoweredProgram) -> str:
             lines += [f"  s{k} -> {_quote(n)};" for n in step.op.output_arg_names]
             continue
         lines.append(f"  subgraph cluster_{k} {{")
-        lines.append(f"    label={_quote(f'kernel {k} over {list(step.shape)}')};")
+        what = "matmul kernel" if isinstance(step, MatmulKernel) else "kernel"
+        lines.append(f"    label={_quote(f'{what} {k} over {list(step.shape)}')};")
         lines.append("    style=filled; fillcolor=lightyellow;")
         for j, op in enumerate(step.ops):
             lines.append(f"    s{k}_{j} [shape=box, label={_quote(op.type)}];")
@@ -65,7 +66,8 @@ def steps_summary(lowered: LoweredProgram) -> dict:
             steps.append({"kind": "extern", "op": step.op.type,
                           "inputs": step.op.input_arg_names, "outputs": step.op.output_arg_names})
         else:
-            steps.append({"kind": "kernel", "shape": list(step.shape), "reduce_axes": list(step.axes),
+            kind = "matmul" if isinstance(step, MatmulKernel) else "kernel"
+            steps.append({"kind": kind, "shape": list(step.shape), "reduce_axes": list(step.axes),
                           "ops": [op.type for op in step.ops], "inputs": step.inputs,
                           "outputs": step.outputs, "concurrent_group": group})
     buffers = {n: {"shape": list(i.shape), "dtype": dtype_name(i.dtype)}
@@ -93,7 +95,7 @@ def steps_text(lowered: LoweredProgram) -> str:
             red = f", reducing axes {s['reduce_axes']}" if s["reduce_axes"] else ""
             if s["concurrent_group"] is not None:
                 red += f", in concurrent group {s['concurrent_group']}"
-            out.append(f"  [{k}] kernel over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
+            out.append(f"  [{k}] {s['kind']} over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
                        f"        reads {s['inputs']} writes {s['outputs']}")
     shared = {k: v for k, v in lowered.storage.items() if k != v}
     if shared:

@@ -11,18 +11,24 @@ from dataclasses import dataclass, field
 
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
+from .matmul import gemm_layout
 
 
 @dataclass
-class Kernel:
-    """One generated kernel: ops over `shape`, reducing over `axes` (empty: pointwise only),
-    reading `inputs`, writing `outputs` (values used after it, fetched, or persistable)."""
+class Fused:
+    """Ops generated as one function: over `shape`, reducing over `axes`, reading `inputs`,
+    writing `outputs` (values used after it, fetched, or persistable)."""
 
     ops: list[OpDesc]
     shape: tuple[int, ...]
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     axes: tuple[int, ...] = ()
+
+
+@dataclass
+class Kernel(Fused):
+    """One generated loop nest: pointwise ops, and reductions over `axes` (row fusion)."""
 
     @property
     def reduction(self) -> OpDesc | None:
@@ -39,6 +45,22 @@ class Extern:
 
 
 @dataclass
+class MatmulKernel(Fused):
+    """A matrix product computed by generated code, its first op, followed by `ops[1:]`: the
+    pointwise ops over its result's shape that use the result element by element (its
+    epilogue: bias, activation, residual add), applied to each tile of the product before it
+    is stored. The product itself is an output only if used later."""
+
+    @property
+    def matmul(self) -> OpDesc:
+        return self.ops[0]
+
+    @property
+    def product(self) -> str:
+        return self.matmul.output("Out")[0]
+
+
+@dataclass
 class Concurrent:
     """Pointwise kernels that touch no common var but what they only read: they may run at
     once (one parallel region on CPU), e.g. the optimizer updates of every parameter."""
@@ -50,7 +72,7 @@ class Concurrent:
         return [op for k in self.parts for op in k.ops]
 
 
-Step = Kernel | Extern | Concurrent
+Step = Kernel | MatmulKernel | Extern | Concurrent
 
 
 def run_concurrently(steps: list[Step], buffer_of: dict[str, str] | None = None) -> list[Step]:
@@ -98,6 +120,7 @@ class _Group:
         self.shape = tuple(shape)
         self.axes: tuple[int, ...] | None = None
         self.level: dict[str, str] = {}  # var -> 'elem' (over S) or 'row' (over K)
+        self.matmul = False  # its first op is a matrix product the kernel computes
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -125,11 +148,13 @@ class _Group:
 
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
-              aliases: dict[str, str] | None = None) -> list[_Group | OpDesc]:
+              aliases: dict[str, str] | None = None, matmul: bool = False
+              ) -> list[_Group | OpDesc]:
     """Greedy, in program order: each op joins the open group if it fits, else starts one.
 
     reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
-    more reductions and per-row epilogues follow it in the same kernel.
+    more reductions and per-row epilogues follow it in the same kernel; matmul makes products
+    gemm_layout accepts kernels, which pointwise ops over their result may join.
     """
     groups: list[_Group | OpDesc] = []
     cur: _Group | None = None
@@ -160,7 +185,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             shape = tuple(infos[x].shape)
             axes = get_op_def(op.type).reduce_axes(op.attrs, len(shape))
             joins = (fuse and reduce_prologue and cur is not None and shape == cur.shape
-                     and cur.level.get(x, "elem") == "elem"
+                     and not cur.matmul and cur.level.get(x, "elem") == "elem"
                      and (cur.axes is None or (row_fusion and cur.axes == axes)))
             if not joins:
                 cur = start(shape)
@@ -168,6 +193,10 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             cur.add(op, "row")
             if not row_fusion:
                 cur = None
+        elif matmul and gemm_layout(op, infos) is not None:
+            cur = start(infos[op.output("Out")[0]].shape)
+            cur.matmul = True
+            cur.add(op, "elem")
         else:
             cur = None
             groups.append(op)
@@ -176,9 +205,10 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
                 fuse: bool = True, reduce_prologue: bool = True,
-                row_fusion: bool = True, aliases: dict[str, str] | None = None) -> list[Step]:
+                row_fusion: bool = True, aliases: dict[str, str] | None = None,
+                matmul: bool = False) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, aliases)
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, aliases, matmul)
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):
@@ -197,5 +227,8 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             inputs += [n for n in op.input_arg_names if n not in written and n not in inputs]
             written += [n for n in op.output_arg_names if n not in written]
         outputs = [n for n in written if n in later or n in live_out]
-        steps.append(Kernel(g.ops, g.shape, inputs, outputs, g.axes or ()))
+        if g.matmul:
+            steps.append(MatmulKernel(g.ops, g.shape, inputs, outputs))
+        else:
+            steps.append(Kernel(g.ops, g.shape, inputs, outputs, g.axes or ()))
     return steps

@@ -3,12 +3,13 @@
 Pointwise and row kernels read an element before they store the element of the same index, so
 an output of the kernel's whole shape may overwrite an input of that shape whose last reader is
 this kernel. The output is renamed to the input (one buffer, read then written: no aliasing of
-restrict pointers), in this kernel and in every later step.
+restrict pointers), in this kernel and in every later step. Matmul kernels read their operands
+whole before storing, so they take no donors.
 """
 from __future__ import annotations
 
 from ..frontend.ops import OpDesc, VarInfo
-from .fuse import Extern, Kernel, Step
+from .fuse import Extern, Kernel, MatmulKernel, Step
 
 
 def _rename(op: OpDesc, mapping: dict[str, str]) -> OpDesc:
@@ -41,6 +42,9 @@ def write_in_place(steps: list[Step], infos: dict[str, VarInfo], protected: set[
         ops = [_rename(op, mapping) for op in step.ops]
         inputs = [mapping.get(n, n) for n in step.inputs]
         outputs = [mapping.get(n, n) for n in step.outputs]
+        if isinstance(step, MatmulKernel):
+            out.append(MatmulKernel(ops, step.shape, inputs, outputs))
+            continue
         taken: set[str] = set()
         for o in outputs:
             if o in protected or o in inputs or tuple(infos[o].shape) != tuple(step.shape):

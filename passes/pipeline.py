@@ -72,9 +72,10 @@ def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dic
 
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
                   state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
-                  row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None
-                  ) -> LoweredProgram:
-    """Run the passes over the global block for one feed signature and fetch list."""
+                  row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None,
+                  target: str = "c") -> LoweredProgram:
+    """Run the passes over the global block for one feed signature and fetch list, for the
+    `target` backend ('c' or 'triton')."""
     strategy = strategy or BuildStrategy()
     if strategy.memory_optimize:
         program = program.clone()
@@ -108,8 +109,10 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_out = set(fetches) | set(state)
+    matmul = strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c"
     if strategy.fuse_all:
-        lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out)
+        lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out,
+                                   generated=matmul)
     lowered, aliases = alias_views(lowered, set(feed_infos), live_out)
     live_out |= set(aliases.values())  # an aliased var's memory is read under another name
     state_views = {}
@@ -121,7 +124,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
-                        aliases=aliases)
+                        aliases=aliases, matmul=matmul)
     if strategy.enable_inplace:
         steps = write_in_place(steps, infos, live_out | set(feed_infos) | set(storage)
                                | set(storage.values()) | set(aliases) | set(lods))

@@ -11,6 +11,9 @@ class BuildStrategy:
     enable_inplace: a kernel's output overwrites an input that dies in that kernel;
     fuse_all_optimizer_ops: independent pointwise kernels in a row (the optimizer updates of
     every parameter) run together, one parallel region on CPU;
+    fuse_gemm_epilogue: on CPU, matrix products are generated kernels that apply the pointwise
+    ops after them (bias, activation, residual) to each tile; otherwise library calls, with a
+    bias add folded into the call;
     fuse_all = False turns every fusion off, for comparison.
     """
 
@@ -20,6 +23,7 @@ class BuildStrategy:
         self.fuse_all_optimizer_ops = True
         self.fuse_elewise_add_act_ops = True
         self.fuse_reduce_ops = True
+        self.fuse_gemm_epilogue = True
         self.fuse_all = True
 
     @property

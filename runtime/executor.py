@@ -100,9 +100,10 @@ class Executor:
                 state_infos[name] = VarInfo(tuple(t.shape), lt._dtype())
             else:
                 state_infos[name] = v.info()
+        triton = isinstance(self.place, CUDAPlace)
         lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
-                                feed_lods=lods)
-        if isinstance(self.place, CUDAPlace):  # Triton kernels, on the GPU or its interpreter
+                                feed_lods=lods, target="triton" if triton else "c")
+        if triton:  # Triton kernels, on the GPU or its interpreter
             return Plan(lowered, program.random_seed, generate=generate_triton,
                         device=triton_device(self.place.device_id))
         if find_compiler() is None:

@@ -114,16 +114,27 @@ def test_optimizer_updates_run_even_when_only_the_loss_is_fetched():
     assert not np.array_equal(before, after)
 
 
-def test_matmul_bias_epilogue_is_one_library_call_in_inference():
+@pytest.mark.parametrize("generated", [True, False])
+def test_matmul_epilogue_bias_and_activation(generated):
+    """By default the product is a generated kernel with bias and relu applied per tile; with
+    fuse_gemm_epilogue off it is one library call with the bias (addmm), relu a kernel."""
     x = fluid.layers.data(name="x", shape=[6], dtype="float32")
     out = fluid.layers.fc(x, 3, act="relu")
     exe = fluid.Executor(fluid.CPUPlace())
     exe.run(fluid.default_startup_program())
+    strategy = fluid.BuildStrategy()
+    strategy.fuse_gemm_epilogue = generated
+    program = fluid.CompiledProgram(fluid.default_main_program(), build_strategy=strategy)
     xs = np.random.default_rng(2).normal(size=(5, 6)).astype("float32")
-    got, = exe.run(feed={"x": xs}, fetch_list=[out])
+    got, = exe.run(program, feed={"x": xs}, fetch_list=[out])
     plan = next(p for p in exe._plans.values() if p.lowered.fetches == [out.name])
-    assert [type(s).__name__ for s in plan.lowered.steps] == ["Extern", "Kernel"]
-    assert plan.lowered.steps[0].op.type == "mul_bias"
+    steps = plan.lowered.steps
+    if generated:
+        assert [type(s).__name__ for s in steps] == ["MatmulKernel"]
+        assert [op.type for op in steps[0].ops] == ["mul", "elementwise_add", "relu"]
+    else:
+        assert [type(s).__name__ for s in steps] == ["Extern", "Kernel"]
+        assert steps[0].op.type == "mul_bias"
     scope = fluid.global_scope()
     w, b = (np.array(scope.find_var(n).get_tensor()) for n in ("fc_0.w_0", "fc_0.b_0"))
     np.testing.assert_allclose(got, np.maximum(xs @ w + b, 0), rtol=1e-5, atol=1e-6)
@@ -169,7 +180,7 @@ def test_inference_batch_norm_fuses_with_relu_into_one_kernel():
 def test_enable_inplace_writes_a_kernel_output_over_its_dying_input():
     x = fluid.layers.data(name="x", shape=[8], dtype="float32")
     w = fluid.layers.create_parameter([8, 8], "float32", name="w")
-    h = fluid.layers.mul(x, w)                 # a library call: h lives in a buffer
+    h = fluid.layers.mul(x, w)                 # a library call (below): h lives in a buffer
     y = fluid.layers.scale(fluid.layers.relu(h), 2.0)
     out = fluid.layers.mean(fluid.layers.concat([y, y], axis=1))
     exe = fluid.Executor(fluid.CPUPlace())
@@ -178,7 +189,8 @@ def test_enable_inplace_writes_a_kernel_output_over_its_dying_input():
     results = {}
     for flag in (True, False):
         program = fluid.CompiledProgram(fluid.default_main_program(),
-                                        build_strategy=_strategy(enable_inplace=flag))
+                                        build_strategy=_strategy(enable_inplace=flag,
+                                                                 fuse_gemm_epilogue=False))
         results[flag] = exe.run(program, feed={"x": xs}, fetch_list=[out])[0]
         plan = next(p for key, p in exe._plans.items() if p.lowered.fetches == [out.name]
                     and key[3] == id(program._build_strategy))

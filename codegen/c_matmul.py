@@ -1,0 +1,93 @@
+"""C for matmul kernels: a packed, register-tiled product with its pointwise epilogue applied
+to each tile before the store (see templates/c/gemm.c.j2 and matmul.c.j2)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..frontend.dtypes import to_numpy_dtype
+from ..frontend.ops import VarInfo
+from ..passes.fuse import Kernel, MatmulKernel
+from ..passes.matmul import gemm_layout
+from .c import _ENV, CPrinter, c_type
+from .kernel import build_spec
+
+# Products below this many multiply-adds run on one thread: starting the others costs more.
+PARALLEL_MIN_FMAS = 1 << 20
+SUFFIX = {"float32": "f32", "float64": "f64"}
+
+
+@dataclass
+class MatmulSpec:
+    """What the module needs of a matmul kernel: its buffers (params) and its dtype suffix."""
+
+    buffers: list[str]
+    dtypes: list[np.dtype]
+    written: list[bool]
+    suffix: str
+    source: str
+
+
+def _row_offset(m_dims: tuple[int, ...], strides: list[int]) -> str:
+    """The offset of row `m` of the product (its leading dims flattened) in an operand with
+    these per-dim strides (0 where it broadcasts)."""
+    if not any(strides):
+        return "0"
+    inner = [math.prod(m_dims[j + 1:]) for j in range(len(m_dims))]
+    if all(st == strides[-1] * size for st, size in zip(strides, inner)):
+        return f"m * {strides[-1]}" if strides[-1] != 1 else "m"
+    terms = [f"(m / {size} % {d}) * {st}" for d, size, st in zip(m_dims, inner, strides) if st]
+    return " + ".join(terms)
+
+
+def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str) -> MatmulSpec:
+    """The C function computing `step`: params are X, W, then the epilogue's buffers."""
+    layout = gemm_layout(step.matmul, infos)
+    product = step.product
+    dtype = to_numpy_dtype(infos[product].dtype)
+    epilogue = step.ops[1:]
+    made = {n for op in epilogue for n in op.output_arg_names}
+    ep_inputs = list(dict.fromkeys(n for op in epilogue for n in op.input_arg_names if n not in made))
+    ep_outputs = [n for n in step.outputs if n != product]
+    spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, collapse=False)
+    stores_product = product in step.outputs
+    buffers = list(dict.fromkeys([layout.x, layout.w]
+                                 + [b for b in spec.buffers if b != product]
+                                 + ([product] if stores_product else [])))
+    written = [b in step.outputs for b in buffers]
+    dtypes = [to_numpy_dtype(infos[b].dtype) for b in buffers]
+    params = [f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
+              for i, (d, w) in enumerate(zip(dtypes, written))]
+
+    m_dims = tuple(step.shape[:-1])
+    index, ref, row_lines = {}, {}, []
+    for o, buf in enumerate(spec.operands):
+        name_o = spec.buffers[buf]
+        if name_o == product:
+            index[o], ref[o] = "c", "tile"
+            continue
+        strides = [lp.strides[o] for lp in spec.loops]
+        row_lines.append(f"const int64_t ro{o} = {_row_offset(m_dims, strides[:-1])};")
+        col = {0: "", 1: " + col"}.get(strides[-1], f" + col * {strides[-1]}")
+        index[o], ref[o] = f"ro{o}{col}", f"b{buffers.index(name_o)}"
+    printer = CPrinter(index, ref)
+    body, names = printer.lines([v for _, v in spec.stores])
+    body += [f"{ref[o]}[{index[o]}] = {names[v.id]};" for o, v in spec.stores]
+    if stores_product:
+        body.append(f"b{buffers.index(product)}[m * {layout.n} + col] = tile[c];")
+    suffix = SUFFIX[dtype.name]
+    source = _ENV.get_template("matmul.c.j2").render(
+        name=name, params=params, s=suffix, T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
+        x=f"b{buffers.index(layout.x)}", w=f"b{buffers.index(layout.w)}",
+        sk=layout.w_strides[0], sn=layout.w_strides[1],
+        parallel=int(layout.m * layout.n * layout.k >= PARALLEL_MIN_FMAS),
+        row_lines=row_lines, body=body)
+    return MatmulSpec(buffers, dtypes, written, suffix, source)
+
+
+def render_gemm_helpers(suffixes: list[str]) -> list[str]:
+    """The packing and tile functions for each dtype that has a matmul kernel."""
+    types = {v: k for k, v in SUFFIX.items()}
+    return [_ENV.get_template("gemm.c.j2").render(s=s, T=c_type(types[s])) for s in suffixes]
