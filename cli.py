@@ -7,6 +7,8 @@ import time
 
 import numpy as np
 
+from fluidc.passes.strategy import PASSES
+
 
 def demo(args: argparse.Namespace) -> int:
     """Train an MLP on the bundled digits through generated C; print loss and accuracy."""
@@ -135,19 +137,14 @@ def _lower(program, feeds: list[str], fetches: list[str], batch: int, strategy,
 
 def _strategy(passes: str | None):
     import fluidc as fluid
+    from fluidc.passes.strategy import strategy_for
 
-    s = fluid.BuildStrategy()
     if passes is None:
-        return s
-    chosen = {p.strip() for p in passes.split(",") if p.strip()}
-    unknown = chosen - {"fuse", "fuse_reduce", "memory_optimize", "none"}
-    if unknown:
-        raise SystemExit(f"fluidc: unknown passes {sorted(unknown)}; "
-                         f"choose from fuse, fuse_reduce, memory_optimize, none")
-    s.fuse_elewise_add_act_ops = "fuse" in chosen
-    s.fuse_reduce_ops = "fuse_reduce" in chosen
-    s.memory_optimize = "memory_optimize" in chosen
-    return s
+        return fluid.BuildStrategy()
+    try:
+        return strategy_for(p.strip() for p in passes.split(",") if p.strip())
+    except ValueError as e:
+        raise SystemExit(f"fluidc: {e}") from None
 
 
 def inspect(args: argparse.Namespace) -> int:
@@ -244,8 +241,9 @@ def build_parser() -> argparse.ArgumentParser:
                              ("codegen", codegen, "print the generated kernels")):
         p = sub.add_parser(name, help=text)
         p.add_argument("target", help=f"an example ({', '.join(EXAMPLES)}) or a saved model path")
-        p.add_argument("--passes", help="comma list of fuse, fuse_reduce, memory_optimize, none "
-                                        "(default: all fusion)")
+        p.add_argument("--passes", help="comma list of the passes to run, from "
+                                        f"{', '.join(PASSES)}, or none (default: the "
+                                        "executor's: all but memory_optimize)")
         p.add_argument("--batch", type=int, default=1, help="size of -1 dims (default 1)")
         p.add_argument("-o", "--output", help="write to this file instead of stdout")
         if name == "inspect":

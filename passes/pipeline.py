@@ -8,6 +8,7 @@ from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
+from .constant_fold import fold_constants
 from .epilogue import fuse_matmul_bias
 from .inference import fold_batch_norm
 from .inplace import write_in_place
@@ -105,6 +106,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
             elif n in state_infos:
                 infos[n] = state_infos[n]
     lowered = lower_ops(ops, infos)
+    if strategy.fuse_all and strategy.fold_constants:
+        lowered = prune_ops(fold_constants(lowered, infos), feed_infos, fetches, keep=persistable)
     written = {n for op in lowered for n in op.output_arg_names}
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]

@@ -14,6 +14,7 @@ class BuildStrategy:
     fuse_gemm_epilogue: on CPU, matrix products are generated kernels that apply the pointwise
     ops after them (bias, activation, residual) to each tile; otherwise library calls, with a
     bias add folded into the call;
+    fold_constants: values computed from constants alone are computed while compiling;
     fuse_all = False turns every fusion off, for comparison.
     """
 
@@ -24,6 +25,7 @@ class BuildStrategy:
         self.fuse_elewise_add_act_ops = True
         self.fuse_reduce_ops = True
         self.fuse_gemm_epilogue = True
+        self.fold_constants = True
         self.fuse_all = True
 
     @property
@@ -39,6 +41,33 @@ class BuildStrategy:
     def signature(self) -> tuple:
         """The flags as a hashable key for plan caches."""
         return tuple(sorted(self.__dict__.items()))
+
+
+# The passes a pipeline can be given by name (`fluidc inspect --passes`), each with the flag
+# that switches it. Prune (dead-code elimination: only what the fetches and the persistable
+# updates need) and the lowering of composite ops always run.
+PASSES = {
+    "fold_constants": "fold_constants",
+    "fuse": "fuse_elewise_add_act_ops",
+    "fuse_reduce": "fuse_reduce_ops",
+    "fuse_gemm_epilogue": "fuse_gemm_epilogue",
+    "inplace": "enable_inplace",
+    "fuse_optimizer": "fuse_all_optimizer_ops",
+    "memory_optimize": "memory_optimize",
+}
+
+
+def strategy_for(names) -> BuildStrategy:
+    """A BuildStrategy running exactly the named passes (PASSES keys; 'none' for none)."""
+    chosen = set(names) - {"none"}
+    unknown = chosen - set(PASSES)
+    if unknown:
+        raise ValueError(f"unknown passes {sorted(unknown)}; choose from "
+                         f"{', '.join(PASSES)} or none")
+    s = BuildStrategy()
+    for name, flag in PASSES.items():
+        setattr(s, flag, name in chosen)
+    return s
 
 
 class CompiledProgram:

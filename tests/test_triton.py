@@ -286,7 +286,7 @@ def test_kernels_compile_for_a_real_gpu():
         ints = op("elementwise_mod", X=xi, Y=xi - 3) + op("elementwise_floordiv", X=xi, Y=xi)
         chain = fluid.layers.elementwise_pow(fluid.layers.tanh(x), x) * op("gelu", X=x)
         # Independent pointwise kernels of different shapes, one after the other: multi-tensor.
-        c = fluid.layers.fill_constant([3], "float32", 2.0)
+        c = fluid.layers.cast(fluid.layers.argmax(x, axis=1), "float32")  # a library call's
         independent = [fluid.layers.scale(x, 3.0), fluid.layers.scale(c, 5.0)]
         return independent + [fluid.layers.softmax(x), fluid.layers.reduce_sum(x, dim=[0]),
                 fluid.layers.softmax(fluid.layers.reshape(x, [35, 1000])),
