@@ -1,6 +1,7 @@
 """Random DAGs of pointwise ops (activations, broadcasting elementwise binaries with Paddle's axis,
-scale, cast) and reductions (keep_dim, so later ops broadcast them back; softmax) run by the
-compiled C executor, fused and unfused, and by the numpy ReferencePlan: they must agree.
+scale, cast), reductions (keep_dim, so later ops broadcast them back; softmax) and matrix
+products by a fed square matrix (mul, matmul_v2, later ops their epilogue) run by the compiled
+C executor, fused and unfused, and by the numpy ReferencePlan: they must agree.
 
 Each var covers a contiguous range [start, start + rank) of a base shape, with some dims 1, so
 any two vars where one range holds the other broadcast under Paddle's axis rule. Denominators and
@@ -79,6 +80,19 @@ def programs(draw):
 
     for _ in range(draw(st.integers(2, 10))):
         a = draw(st.sampled_from(vs))
+        shape = block.var(a.name).shape
+        if a.rank >= 2 and draw(st.integers(0, 5)) == 0:
+            # A product keeping a's shape: by a [k, k] matrix (fed scaled by 1/k).
+            k = shape[-1]
+            w = f"w{len(feeds)}"
+            data_var(block, w, np.empty((k, k), a.dtype))
+            feeds[w] = ((k, k), a.dtype, 1.0 / k)
+            if draw(st.booleans()):
+                emit("mul", {"X": [a.name], "Y": [w]}, {"x_num_col_dims": a.rank - 1}, a)
+            else:
+                emit("matmul_v2", {"X": [a.name], "Y": [w]},
+                     {"trans_x": False, "trans_y": draw(st.booleans())}, a)
+            continue
         if draw(st.integers(0, 4)) == 0:
             # Reductions keep their dims (size 1), so later ops broadcast them back: the
             # row-fusion epilogues. softmax is one of them too.
@@ -131,7 +145,8 @@ def programs(draw):
 
 def _feed(spec: dict, seed: int) -> dict:
     rng = np.random.default_rng(seed)
-    return {n: rng.uniform(-3.0, 3.0, shape).astype(dtype) for n, (shape, dtype) in spec.items()}
+    return {n: (rng.uniform(-3.0, 3.0, shape) * (scale[0] if scale else 1)).astype(dtype)
+            for n, (shape, dtype, *scale) in spec.items()}
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
