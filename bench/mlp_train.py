@@ -31,7 +31,7 @@ def synthetic_data(batch: int, seed: int = SEED) -> tuple[np.ndarray, np.ndarray
 class FluidcMLP:
     """The fluidc side: train and test programs over one private scope."""
 
-    def __init__(self, seed: int = 1) -> None:
+    def __init__(self, seed: int = 1, generated_products: bool = True) -> None:
         import fluidc as fluid
 
         self.fluid = fluid
@@ -48,6 +48,11 @@ class FluidcMLP:
             self.test_program = main.clone(for_test=True)
             fluid.optimizer.Adam(learning_rate=LR).minimize(loss)
         self.main, self.loss, self.logits = main, loss, logits
+        if not generated_products:  # matrix products as library calls (torch), for comparison
+            strategy = fluid.BuildStrategy()
+            strategy.fuse_gemm_epilogue = False
+            self.main = fluid.CompiledProgram(main, build_strategy=strategy)
+            self.test_program = fluid.CompiledProgram(self.test_program, build_strategy=strategy)
         self.params = [p.name for p in main.global_block().all_parameters()]
         self.exe = fluid.Executor(fluid.CPUPlace())
         self.scope = fluid.Scope()
@@ -119,9 +124,11 @@ def parity(steps: int = 3) -> dict:
 def _train_competitors() -> list[Competitor]:
     x, y = synthetic_data(TRAIN_BATCH)
 
-    def fluidc():
-        f = FluidcMLP()
-        return lambda: f.train_step(x, y)
+    def fluidc(generated: bool):
+        def setup():
+            f = FluidcMLP(generated_products=generated)
+            return lambda: f.train_step(x, y)
+        return setup
 
     def eager():
         return _torch_train_step(torch_mlp(FluidcMLP().weights()), x, y)
@@ -131,7 +138,8 @@ def _train_competitors() -> list[Competitor]:
         return _torch_train_step(torch.compile(torch_mlp(FluidcMLP().weights())), x, y)
 
     return [
-        Competitor("fluidc", fluidc, note="exe.run, fetch loss"),
+        Competitor("fluidc", fluidc(True), note="exe.run, fetch loss"),
+        Competitor("fluidc library mm", fluidc(False), note="fuse_gemm_epilogue off: torch mm"),
         Competitor("torch eager", eager, optional=True, note="optim.Adam, loss.item()"),
         Competitor("torch.compile", compiled, optional=True,
                    note="model compiled, Adam step eager"),
@@ -141,9 +149,11 @@ def _train_competitors() -> list[Competitor]:
 def _infer_competitors() -> list[Competitor]:
     x, _ = synthetic_data(INFER_BATCH, seed=SEED + 1)
 
-    def fluidc():
-        f = FluidcMLP()
-        return lambda: f.infer(x)
+    def fluidc(generated: bool):
+        def setup():
+            f = FluidcMLP(generated_products=generated)
+            return lambda: f.infer(x)
+        return setup
 
     def torch_infer(compile_: bool):
         def setup():
@@ -160,7 +170,8 @@ def _infer_competitors() -> list[Competitor]:
         return setup
 
     return [
-        Competitor("fluidc", fluidc, note="test program, fetch logits"),
+        Competitor("fluidc", fluidc(True), note="test program, fetch logits"),
+        Competitor("fluidc library mm", fluidc(False), note="fuse_gemm_epilogue off: addmm"),
         Competitor("torch eager", torch_infer(False), optional=True, note="inference_mode"),
         Competitor("torch.compile", torch_infer(True), optional=True, note="inference_mode"),
     ]

@@ -12,8 +12,9 @@ import numpy as np
 from ..frontend.dtypes import convert_dtype, to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 
-# Results larger than this stay computed at run time (they would be copied in from attrs).
-MAX_ELEMENTS = 4096
+# Results larger than this stay computed at run time: an assign_value turns its attr list into
+# an array on every run, which costs more than most small computations it would replace.
+MAX_ELEMENTS = 64
 _VALUE_KEY = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
               "int64": "int64_values", "bool": "bool_values"}
 _SOURCES = ("fill_constant", "assign_value")
