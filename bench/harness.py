@@ -168,6 +168,16 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def add_target(row: Optional[dict], text: str, value: Optional[float],
+               value_min: Optional[float], ok: Optional[bool]) -> None:
+    """Record on `row` a target: its text, the measured value (from medians and from mins)
+    and whether it is met (None: unknown)."""
+    if row is None:
+        return
+    row.setdefault("targets", []).append(
+        {"target": text, "value": value, "value_min": value_min, "met": ok})
+
+
 def format_targets(rows: list[dict]) -> str:
     """The targets rows carry (`targets`: text, value, value_min, met), one line each."""
     lines = []

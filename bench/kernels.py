@@ -32,7 +32,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .harness import Competitor, Skip, run_bench
+from .harness import Competitor, Skip, add_target, run_bench
 
 N_POINTWISE = 16 * 1024 * 1024
 ROWS, COLS = 4096, 1024
@@ -471,14 +471,6 @@ def _row(rows: list[dict], name: str) -> Optional[dict]:
     return r if r is not None and r["median_us"] is not None else None
 
 
-def _target(row: Optional[dict], text: str, value: Optional[float], value_min: Optional[float],
-            ok: Optional[bool]) -> None:
-    if row is None:
-        return
-    row.setdefault("targets", []).append(
-        {"target": text, "value": value, "value_min": value_min, "met": ok})
-
-
 def _speedup(rows, other: str) -> tuple:
     f, o = _row(rows, "fluidc"), _row(rows, other)
     if f is None or o is None:
@@ -493,25 +485,25 @@ def _targets(w: Workload, rows: list[dict], shared: _Shared) -> None:
     if w.name == "chain":
         c, r, rm = _speedup(rows, "C fused")
         if c is not None:
-            _target(f, f"chain: fluidc / C fused <= {CHAIN_VS_C}", 1 / r, 1 / rm,
+            add_target(f, f"chain: fluidc / C fused <= {CHAIN_VS_C}", 1 / r, 1 / rm,
                     1 / r <= CHAIN_VS_C)
         tc, r, rm = _speedup(rows, "torch.compile")
         if tc is not None:
-            _target(f, f"chain: torch.compile / fluidc >= {CHAIN_VS_COMPILE}", r, rm,
+            add_target(f, f"chain: torch.compile / fluidc >= {CHAIN_VS_COMPILE}", r, rm,
                     r >= CHAIN_VS_COMPILE)
         u, r, rm = _speedup(rows, "fluidc unfused")
         if u is not None:
-            _target(f, f"chain: fluidc unfused / fluidc >= {CHAIN_VS_UNFUSED}", r, rm,
+            add_target(f, f"chain: fluidc unfused / fluidc >= {CHAIN_VS_UNFUSED}", r, rm,
                     r >= CHAIN_VS_UNFUSED)
     if w.name == "arith" and f.get("of_copy_bw") is not None:
-        _target(f, f"arith: fluidc >= {ARITH_OF_COPY:.0%} of copy bandwidth", f["of_copy_bw"],
+        add_target(f, f"arith: fluidc >= {ARITH_OF_COPY:.0%} of copy bandwidth", f["of_copy_bw"],
                 f["of_copy_bw_max"], f["of_copy_bw"] >= ARITH_OF_COPY)
     if w.one_kernel:
         n = shared.info.get("kernels_fused")
-        _target(f, f"{w.name}: one kernel", n, None, n == 1 if n is not None else None)
+        add_target(f, f"{w.name}: one kernel", n, None, n == 1 if n is not None else None)
         c, r, rm = _speedup(rows, "C fused")
         if c is not None:
-            _target(f, f"{w.name}: fluidc / C fused <= {ROW_VS_C}", 1 / r, 1 / rm,
+            add_target(f, f"{w.name}: fluidc / C fused <= {ROW_VS_C}", 1 / r, 1 / rm,
                     1 / r <= ROW_VS_C)
 
 

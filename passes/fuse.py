@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from .matmul import gemm_layout
+from .matmul import generated_product
 
 
 @dataclass
@@ -153,8 +153,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
     """Greedy, in program order: each op joins the open group if it fits, else starts one.
 
     reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
-    more reductions and per-row epilogues follow it in the same kernel; matmul makes products
-    gemm_layout accepts kernels, which pointwise ops over their result may join.
+    more reductions and per-row epilogues follow it in the same kernel; matmul makes the
+    products generated_product accepts kernels, which pointwise ops over their result may join.
     """
     groups: list[_Group | OpDesc] = []
     cur: _Group | None = None
@@ -165,6 +165,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         return g
 
     aliases = aliases or {}
+    written = {n for op in ops for n in op.output_arg_names}
     for op in ops:
         kind = get_op_def(op.type).kind
         if cur is not None and any(aliases.get(n) in cur.level for n in op.input_arg_names):
@@ -193,7 +194,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             cur.add(op, "row")
             if not row_fusion:
                 cur = None
-        elif matmul and gemm_layout(op, infos) is not None:
+        elif matmul and generated_product(op, infos, written):
             cur = start(infos[op.output("Out")[0]].shape)
             cur.matmul = True
             cur.add(op, "elem")

@@ -63,3 +63,13 @@ def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
     if (ys[1] if transposed else ys[0]) != k:
         return None
     return GemmLayout(x, y, out, m, n, k, (1, k) if transposed else (n, 1))
+
+
+def generated_product(op: OpDesc, infos: dict[str, VarInfo], written: set[str]) -> bool:
+    """Whether the C backend computes `op` itself: gemm_layout takes it and its W is not
+    written by the program (training). Where the optimizer rewrites W every step, the
+    library's product measured faster (MLP step at batch 256: 7.6 vs 8.3 ms): W then sits
+    in the cache of whichever core updated it, split by rows, while the kernel's threads
+    each read a block of columns of every row."""
+    layout = gemm_layout(op, infos)
+    return layout is not None and layout.w not in written
