@@ -29,12 +29,13 @@ def infer_op(op: OpDesc, infos: dict[str, VarInfo]) -> None:
 class TempNamer:
     """Fresh names for the temporaries lowering creates; they never clash with user vars."""
 
-    def __init__(self, infos: dict[str, VarInfo]) -> None:
+    def __init__(self, infos: dict[str, VarInfo], prefix: str = "@tmp@") -> None:
         self.infos = infos
+        self.prefix = prefix
         self.n = 0
 
     def __call__(self, info: VarInfo) -> str:
-        name = f"@tmp@{self.n}"
+        name = f"{self.prefix}{self.n}"
         self.n += 1
         self.infos[name] = info
         return name

@@ -9,6 +9,7 @@ from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
 from .constant_fold import fold_constants
+from .cross_entropy import expand_cross_entropy
 from .epilogue import fuse_matmul_bias
 from .inference import fold_batch_norm
 from .inplace import write_in_place
@@ -105,7 +106,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                 infos[n] = feed_infos[n]
             elif n in state_infos:
                 infos[n] = state_infos[n]
-    lowered = lower_ops(ops, infos)
+    lowered = expand_cross_entropy(lower_ops(ops, infos), infos)
     if strategy.fuse_all and strategy.fold_constants:
         lowered = prune_ops(fold_constants(lowered, infos), feed_infos, fetches, keep=persistable)
     written = {n for op in lowered for n in op.output_arg_names}

@@ -162,6 +162,13 @@ for _src, _dst, _spec in (("float32", "float64", f(*S)), ("float64", "float32", 
     add("cast", Case({"X": _spec}, {"in_dtype": _CODES[_src], "out_dtype": _CODES[_dst]},
                      dtypes=(_src,), label=f"to_{_dst}"))
 add("sum", Case({"X": [f(*S), f(*S), f(*S)]}), Case({"X": [f(*S)]}, label="one"))
+for _name in ("equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal"):
+    add(_name, Case({"X": I(S, -2, 2, "float32"), "Y": I(S[-2:], -2, 2, "float32")},
+                    dtypes=("float32",)),  # small integers as floats: ties happen
+        Case({"X": I(S, -2, 2), "Y": I((S[0], 1, 1), -2, 2)}, {"axis": 0}, dtypes=("int64",),
+             label="int_axis0"))
+add("where", Case({"X": f(*S), "Y": f(*S), "Condition": I(S, 0, 2, "bool")}),
+    Case({"X": f(*S), "Y": f(S[-1]), "Condition": I(S[-1:], 0, 2, "bool")}, label="broadcast"))
 
 # --- reductions --------------------------------------------------------------------------------
 REDUCE_ATTRS = {

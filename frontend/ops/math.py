@@ -229,3 +229,16 @@ pointwise("fill_zeros_like", ["X"], ["Out"], lambda o, i, a: {"Out": _zero(o, i[
 pointwise("assign", ["X"], ["Out"], lambda o, i, a: {"Out": i["X"]},
           grad=lambda op: [OpDesc("assign", {"X": [grad_name(op.output("Out")[0])]},
                                   {"Out": [grad_name(op.input("X")[0])]}, {})])
+
+
+# Comparisons (bool Out, Paddle's elementwise axis) and where (Paddle's slots Condition, X, Y;
+# X first here so Out takes X's dtype). No grads: Paddle has none for comparisons, and where's
+# is left to a later need.
+for _name, _method in (("equal", "eq"), ("not_equal", "ne"), ("less_than", "lt"),
+                       ("less_equal", "le"), ("greater_than", "gt"), ("greater_equal", "ge")):
+    pointwise(_name, ["X", "Y"], ["Out"],
+              lambda o, i, a, m=_method: {"Out": getattr(o, m)(i["X"], i["Y"])},
+              {"axis": -1, "force_cpu": False}, broadcast=elementwise_broadcast,
+              out_dtype=lambda a, d: "bool")
+pointwise("where", ["X", "Y", "Condition"], ["Out"],
+          lambda o, i, a: {"Out": o.where(i["Condition"], i["X"], i["Y"])})
