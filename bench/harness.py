@@ -52,6 +52,11 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first}"[:160]
 
 
+# Competitor names to run (None: all), set by `run.py --only`: timing a few alone shows what the
+# others' load (torch's spinning threads, numpy's temporaries) does to them on a small machine.
+ONLY: Optional[set[str]] = None
+
+
 def run_bench(bench: str, competitors: list[Competitor], *, repeat: int = 30, number: int = 1,
               warmup: int = 3, baseline: Optional[str] = None, verbose: bool = True) -> list[dict]:
     """Time every competitor; return one result row (a dict) per competitor.
@@ -62,7 +67,7 @@ def run_bench(bench: str, competitors: list[Competitor], *, repeat: int = 30, nu
     number: calls per sample; a sample is the mean per call over those calls.
     baseline: competitor name the `ratio` column is relative to (default: the first that ran).
     """
-    live = [_Live(c) for c in competitors]
+    live = [_Live(c) for c in competitors if ONLY is None or c.name in ONLY]
     for lv in live:
         t0 = time.perf_counter()
         try:

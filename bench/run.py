@@ -69,8 +69,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="timed samples per competitor (default: per bench)")
     ap.add_argument("--threads", type=int, metavar="N",
                     help="torch threads and OMP_NUM_THREADS (default: torch 2, OpenMP untouched)")
+    ap.add_argument("--only", metavar="NAMES",
+                    help="comma list of competitors to run (e.g. 'fluidc,C fused'); others left out")
     ap.add_argument("-q", "--quiet", action="store_true", help="only print the table")
     args = ap.parse_args(argv)
+    if args.only:
+        from . import harness
+        harness.ONLY = {n.strip() for n in args.only.split(",") if n.strip()}
     chosen = args.benches or ["all"]
     unknown = [b for b in chosen if b not in (*CHOICES, "all")]
     if unknown:
