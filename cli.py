@@ -210,7 +210,7 @@ def codegen(args: argparse.Namespace) -> int:
     """Print the kernels a program compiles to."""
     program, feeds, fetches = _load_target(args.target)
     if args.backend == "triton":
-        from fluidc.codegen.triton import generate_triton as generate
+        from fluidc.codegen.triton_plan import generate_triton as generate
     else:
         from fluidc.codegen import generate_c as generate
     lowered = _lower(program, feeds, fetches, args.batch, _strategy(args.passes),

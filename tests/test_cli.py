@@ -59,6 +59,13 @@ def test_codegen_prints_c_without_user_names(capsys):
     assert "softmax" not in out.split("*/", 1)[1]
 
 
+def test_codegen_prints_triton(capsys):
+    main(["codegen", "softmax", "--backend", "triton", "--batch", "4"])
+    out = capsys.readouterr().out
+    assert "import triton.language as tl" in out and "@triton.jit" in out
+    assert "def kernel_0(" in out and "def segment_0(" in out
+
+
 def test_unknown_example_and_pass(capsys):
     with pytest.raises(SystemExit, match="neither an example"):
         main(["inspect", "nope"])
