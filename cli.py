@@ -259,8 +259,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `fluidc` console script."""
+    from fluidc.frontend.errors import FluidcError
+
     args = build_parser().parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except FluidcError as e:  # bad input (a file that is no model, ...): its message, no trace
+        raise SystemExit(f"fluidc: {e}") from None
 
 
 if __name__ == "__main__":

@@ -73,6 +73,13 @@ def test_unknown_example_and_pass(capsys):
         main(["inspect", "chain", "--passes", "bogus"])
 
 
+def test_a_file_that_is_no_model_is_one_error_line(tmp_path):
+    bogus = tmp_path / "notes.pdparams"
+    bogus.write_bytes(b"not a tensor file at all")
+    with pytest.raises(SystemExit, match=r"^fluidc: .*notes\.pdparams"):
+        main(["inspect", str(bogus)])
+
+
 GOLDEN = Path(__file__).parent / "golden"
 
 
