@@ -364,15 +364,7 @@ def _column_reduction(spec: KernelSpec, printer: CPrinter, index: dict, ref: dic
     T = c_type(acc_dtype)
     init = {"sum": "0", "prod": "1"}.get(spec.combine) or _extreme_init(spec.combine, acc_dtype)
     v_, c = loop_vars[k], COLUMN_BLOCK
-    names: dict[int, str] = {}
-    lines = []
-    for n in reachable([spec.reduce_value] + [v for _, v in spec.stores]):
-        text = printer.expr(n, names)
-        if n.op == "constant":
-            names[n.id] = text
-        else:
-            names[n.id] = f"t{n.id}"
-            lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+    lines, names = printer.lines([spec.reduce_value] + [v for _, v in spec.stores])
     v = names[spec.reduce_value.id]
     slot = f"acc[{v_} - c0]"
     update = {"sum": f"{slot} + ({T}){v}", "prod": f"{slot} * ({T}){v}",

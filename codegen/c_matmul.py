@@ -21,12 +21,13 @@ SUFFIX = {"float32": "f32", "float64": "f64"}
 
 @dataclass
 class MatmulSpec:
-    """What the module needs of a matmul kernel: its buffers (params) and its dtype suffix."""
+    """What the module needs of a matmul kernel: its buffers (params), its source and the
+    dtype of its product (whose packing and tile functions it calls)."""
 
     buffers: list[str]
     dtypes: list[np.dtype]
     written: list[bool]
-    suffix: str
+    dtype: np.dtype
     source: str
 
 
@@ -77,17 +78,15 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str) -> M
     body += [f"{ref[o]}[{index[o]}] = {names[v.id]};" for o, v in spec.stores]
     if stores_product:
         body.append(f"b{buffers.index(product)}[m * {layout.n} + col] = tile[c];")
-    suffix = SUFFIX[dtype.name]
     source = _ENV.get_template("matmul.c.j2").render(
-        name=name, params=params, s=suffix, T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
+        name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
         x=f"b{buffers.index(layout.x)}", w=f"b{buffers.index(layout.w)}",
         sk=layout.w_strides[0], sn=layout.w_strides[1],
         parallel=int(layout.m * layout.n * layout.k >= PARALLEL_MIN_FMAS),
         row_lines=row_lines, body=body)
-    return MatmulSpec(buffers, dtypes, written, suffix, source)
+    return MatmulSpec(buffers, dtypes, written, dtype, source)
 
 
-def render_gemm_helpers(suffixes: list[str]) -> list[str]:
+def render_gemm_helpers(dtypes: list[np.dtype]) -> list[str]:
     """The packing and tile functions for each dtype that has a matmul kernel."""
-    types = {v: k for k, v in SUFFIX.items()}
-    return [_ENV.get_template("gemm.c.j2").render(s=s, T=c_type(types[s])) for s in suffixes]
+    return [_ENV.get_template("gemm.c.j2").render(s=SUFFIX[d.name], T=c_type(d)) for d in dtypes]

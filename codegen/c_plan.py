@@ -55,7 +55,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
     kernels: list[str] = []
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
-    gemm_types: list[str] = []
+    gemm_dtypes: list = []
     for part in segments(steps):
         if isinstance(part, Extern):
             schedule.append(part)
@@ -67,7 +67,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
             if isinstance(step, MatmulKernel):
                 spec = render_matmul(step, infos, name)
                 kernels.append(spec.source)
-                gemm_types.append(spec.suffix)
+                gemm_dtypes.append(spec.dtype)
             else:
                 spec = build_spec(step, infos)
                 kernels.append(render_kernel(spec, name, orphan))
@@ -84,5 +84,5 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
                 calls.append(call(step))
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
-    helpers = render_gemm_helpers(list(dict.fromkeys(gemm_types)))
+    helpers = render_gemm_helpers(list(dict.fromkeys(gemm_dtypes)))
     return CModule(render_module(kernels, rendered, helpers), schedule, slots).load()

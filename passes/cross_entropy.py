@@ -15,7 +15,7 @@ import numpy as np
 from ..frontend.dtypes import convert_dtype, to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from .constant_fold import assign_value
-from .lower import TempNamer, infer_op
+from .lower import TempNamer
 
 MAX_CLASSES = 4096
 
@@ -37,16 +37,14 @@ def expand_cross_entropy(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[O
     made: dict[tuple, str] = {}  # one var per distinct constant
 
     def emit(op_type: str, inputs: dict, attrs: dict | None = None, name: str | None = None) -> str:
-        op = OpDesc(op_type, inputs, {"Out": [name or "@pending@"]}, dict(attrs or {}))
-        op.attrs = get_op_def(op_type).complete_attrs(op.attrs)
+        """Append op_type writing `name` (a new temporary if None); its info goes in infos."""
+        opdef = get_op_def(op_type)
+        attrs = opdef.complete_attrs(dict(attrs or {}))
+        info = opdef.infer({k: [infos[n] for n in v] for k, v in inputs.items()}, attrs)["Out"][0]
         if name is None:
-            probe = dict(infos)
-            op.outputs["Out"] = ["@probe@"]
-            infer_op(op, probe)
-            name = namer(probe["@probe@"])
-            op.outputs["Out"] = [name]
-        infer_op(op, infos)
-        out.append(op)
+            name = namer(info)
+        infos[name] = info
+        out.append(OpDesc(op_type, inputs, {"Out": [name]}, attrs))
         return name
 
     def constant(value: np.ndarray) -> str:

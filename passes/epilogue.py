@@ -4,15 +4,13 @@ Products the C backend generates itself take their epilogues in the kernel (fuse
 from __future__ import annotations
 
 from ..frontend.ops import OpDesc, VarInfo
-from .matmul import generated_product
 
 
 def fuse_matmul_bias(ops: list[OpDesc], infos: dict[str, VarInfo], keep: set[str],
-                     generated: bool = False) -> list[OpDesc]:
+                     leave: set[str] = frozenset()) -> list[OpDesc]:
     """mul(X, W) -> T; elementwise_add(T, b) -> O  ==>  mul_bias(X, W, b) -> O, when only the
     add reads T, T is not kept (fetched, persistable), and b is 1-D over T's last dim; with
-    `generated`, products generated_product takes are left alone."""
-    written = {n for op in ops for n in op.output_arg_names}
+    products writing a var in `leave` (generated kernels take their own epilogues) untouched."""
     readers: dict[str, int] = {}
     for op in ops:
         for n in op.input_arg_names:
@@ -24,7 +22,7 @@ def fuse_matmul_bias(ops: list[OpDesc], infos: dict[str, VarInfo], keep: set[str
             continue
         nxt = ops[i + 1] if i + 1 < len(ops) else None
         if op.type == "mul" and nxt is not None and nxt.type == "elementwise_add" \
-                and not (generated and generated_product(op, infos, written)):
+                and op.output("Out")[0] not in leave:
             t = op.output("Out")[0]
             bias = nxt.input("Y")[0]
             rank = len(infos[t].shape)

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from .matmul import generated_product
 
 
 @dataclass
@@ -148,13 +147,14 @@ class _Group:
 
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
-              aliases: dict[str, str] | None = None, matmul: bool = False
+              aliases: dict[str, str] | None = None, products: set[str] = frozenset()
               ) -> list[_Group | OpDesc]:
     """Greedy, in program order: each op joins the open group if it fits, else starts one.
 
     reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
-    more reductions and per-row epilogues follow it in the same kernel; matmul makes the
-    products generated_product accepts kernels, which pointwise ops over their result may join.
+    more reductions and per-row epilogues follow it in the same kernel; the ops writing a var in
+    `products` (matrix products generated as code) start kernels that pointwise ops over their
+    result may join.
     """
     groups: list[_Group | OpDesc] = []
     cur: _Group | None = None
@@ -165,7 +165,6 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         return g
 
     aliases = aliases or {}
-    written = {n for op in ops for n in op.output_arg_names}
     for op in ops:
         kind = get_op_def(op.type).kind
         if cur is not None and any(aliases.get(n) in cur.level for n in op.input_arg_names):
@@ -194,7 +193,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             cur.add(op, "row")
             if not row_fusion:
                 cur = None
-        elif matmul and generated_product(op, infos, written):
+        elif products.intersection(op.outputs.get("Out", ())):
             cur = start(infos[op.output("Out")[0]].shape)
             cur.matmul = True
             cur.add(op, "elem")
@@ -207,9 +206,9 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
                 fuse: bool = True, reduce_prologue: bool = True,
                 row_fusion: bool = True, aliases: dict[str, str] | None = None,
-                matmul: bool = False) -> list[Step]:
+                products: set[str] = frozenset()) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, aliases, matmul)
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, aliases, products)
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):

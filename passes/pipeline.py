@@ -11,6 +11,7 @@ from .fuse import Step, build_steps, run_concurrently
 from .constant_fold import fold_constants
 from .cross_entropy import expand_cross_entropy
 from .epilogue import fuse_matmul_bias
+from .matmul import generated_product
 from .inference import fold_batch_norm
 from .inplace import write_in_place
 from .lower import lower_ops
@@ -113,10 +114,13 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_out = set(fetches) | set(state)
-    matmul = strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c"
+    products: set[str] = set()  # outputs of the products the C backend generates itself
+    if strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c":
+        products = {op.output("Out")[0] for op in lowered
+                    if generated_product(op, infos, written)}
     if strategy.fuse_all:
         lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out,
-                                   generated=matmul)
+                                   leave=products)
     lowered, aliases = alias_views(lowered, set(feed_infos), live_out)
     live_out |= set(aliases.values())  # an aliased var's memory is read under another name
     state_views = {}
@@ -128,7 +132,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
-                        aliases=aliases, matmul=matmul)
+                        aliases=aliases, products=products)
     if strategy.enable_inplace:
         steps = write_in_place(steps, infos, live_out | set(feed_infos) | set(storage)
                                | set(storage.values()) | set(aliases) | set(lods))

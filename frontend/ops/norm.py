@@ -91,13 +91,19 @@ class _Emit:
         self.reshape(x, (right,), out)
 
 
-def _ln_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+def _ln_frame(op: OpDesc, infos: dict[str, VarInfo], new_var):
+    """What layer_norm and its grad lower over: X's shape, the attrs, the split (ax, left,
+    right), the normalized axes, the kept shape (1 on them) and an emitter."""
     xi = infos[op.input("X")[0]]
     shape = tuple(xi.shape)
     a = {**LN_ATTRS, **op.attrs}
-    ax, left, right = _split("layer_norm", shape, a)
+    ax, left, right = _split(op.type, shape, a)
     axes, kept = range(ax, len(shape)), shape[:ax] + (1,) * (len(shape) - ax)
-    e = _Emit(new_var, xi.dtype)
+    return shape, a, (ax, left, right), axes, kept, _Emit(new_var, xi.dtype)
+
+
+def _ln_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    shape, a, (ax, left, right), axes, kept, e = _ln_frame(op, infos, new_var)
     # Scale and Bias reshaped first, so the normalize-scale-shift chain stays one kernel.
     scale, bias = (e.reshape(op.input(s)[0], shape[ax:]) if present(op.input(s)) else None
                    for s in ("Scale", "Bias"))
@@ -153,12 +159,7 @@ def _ln_grad_ref(ins, a):
 
 def _ln_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     # dX = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dY * Scale, over the normalized axes
-    xi = infos[op.input("X")[0]]
-    shape = tuple(xi.shape)
-    a = {**LN_ATTRS, **op.attrs}
-    ax, left, right = _split("layer_norm_grad", shape, a)
-    axes, kept = range(ax, len(shape)), shape[:ax] + (1,) * (len(shape) - ax)
-    e = _Emit(new_var, xi.dtype)
+    shape, a, (ax, left, right), axes, kept, e = _ln_frame(op, infos, new_var)
     x, dy = op.input("X")[0], op.input("Y@GRAD")[0]
     scale = e.reshape(op.input("Scale")[0], shape[ax:]) if present(op.input("Scale")) else None
     mean = e.reshape(op.input("Mean")[0], kept)
