@@ -36,7 +36,9 @@ def test_random_fills(op, attrs):
     assert infer(op, {}, {"shape": [-1, 4], "dtype": 6})["Out"][0] == VarInfo((-1, 4), VarType.FP64)
     d = get_op_def(op)
     assert d.stateful
-    for out in (run_extern(op, {}, a)["Out"][0], d.reference({}, d.complete_attrs(a))["Out"][0]):
+    seeded = {**a, "seed": 5}  # the statistics below, on fixed draws: never a flaky tail
+    for out in (run_extern(op, {}, seeded)["Out"][0],
+                d.reference({}, d.complete_attrs(seeded))["Out"][0]):
         assert out.dtype == np.float32 and out.shape == (100, 100)
         if op == "uniform_random":
             assert out.min() >= -2.0 and out.max() < 3.0 and abs(out.mean() - 0.5) < 0.05
