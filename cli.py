@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 
+from fluidc.passes.pipeline import lower_for_batch
 from fluidc.passes.strategy import PASSES
 
 
@@ -119,22 +120,6 @@ def _load_target(target: str):
     return program, feeds, fetches
 
 
-def _lower(program, feeds: list[str], fetches: list[str], batch: int, strategy,
-           row_fusion: bool = True, target: str = "c"):
-    """The program compiled for a batch size: the LoweredProgram `exe.run` would build."""
-    from fluidc.frontend.ops import VarInfo
-    from fluidc.passes.pipeline import lower_program
-
-    block = program.global_block()
-    feed_infos = {}
-    for n in feeds:
-        v = block.var(n)
-        feed_infos[n] = VarInfo(tuple(batch if d < 0 else d for d in v.shape), v.dtype, v.lod_level)
-    state = {n: v.info() for n, v in block.vars.items() if v.persistable}
-    return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion,
-                         target=target)
-
-
 def _strategy(passes: str | None):
     import fluidc as fluid
     from fluidc.passes.strategy import strategy_for
@@ -159,7 +144,7 @@ def inspect(args: argparse.Namespace) -> int:
         print(describe(target))
         return 0
     program, feeds, fetches = _load_target(target)
-    lowered = _lower(program, feeds, fetches, args.batch, _strategy(args.passes))
+    lowered = lower_for_batch(program, feeds, fetches, args.batch, _strategy(args.passes))
     if args.format == "json":
         text = export.to_json({"program": export.program_summary(program),
                                "compiled": export.steps_summary(lowered)})
@@ -213,7 +198,7 @@ def codegen(args: argparse.Namespace) -> int:
         from fluidc.codegen.triton_plan import generate_triton as generate
     else:
         from fluidc.codegen import generate_c as generate
-    lowered = _lower(program, feeds, fetches, args.batch, _strategy(args.passes),
+    lowered = lower_for_batch(program, feeds, fetches, args.batch, _strategy(args.passes),
                      row_fusion=args.backend == "c", target=args.backend)
     module = generate(lowered.steps, lowered.infos)
     _emit(module.source, args.output)
@@ -243,7 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("target", help=f"an example ({', '.join(EXAMPLES)}) or a saved model path")
         p.add_argument("--passes", help="comma list of the passes to run, from "
                                         f"{', '.join(PASSES)}, or none (default: the "
-                                        "executor's: all but memory_optimize)")
+                                        "executor's: all)")
         p.add_argument("--batch", type=int, default=1, help="size of -1 dims (default 1)")
         p.add_argument("-o", "--output", help="write to this file instead of stdout")
         if name == "inspect":

@@ -12,7 +12,7 @@ from ..frontend.ops import VarInfo
 from ..passes.fuse import Kernel, MatmulKernel
 from ..passes.matmul import gemm_layout
 from .c import _ENV, CPrinter, c_type
-from .kernel import build_spec
+from .kernel import Storage, build_spec
 
 # Products below this many multiply-adds run on one thread: starting the others costs more.
 PARALLEL_MIN_FMAS = 1 << 20
@@ -43,21 +43,25 @@ def _row_offset(m_dims: tuple[int, ...], strides: list[int]) -> str:
     return " + ".join(terms)
 
 
-def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str) -> MatmulSpec:
-    """The C function computing `step`: params are X, W, then the epilogue's buffers."""
+def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
+                  storage: Storage = str) -> MatmulSpec:
+    """The C function computing `step`: params are X, W, then the epilogue's buffers (storages,
+    as in build_spec)."""
     layout = gemm_layout(step.matmul, infos)
-    product = step.product
+    product = storage(step.product)
     dtype = to_numpy_dtype(infos[product].dtype)
     epilogue = step.ops[1:]
     made = {n for op in epilogue for n in op.output_arg_names}
     ep_inputs = list(dict.fromkeys(n for op in epilogue for n in op.input_arg_names if n not in made))
-    ep_outputs = [n for n in step.outputs if n != product]
-    spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, collapse=False)
-    stores_product = product in step.outputs
-    buffers = list(dict.fromkeys([layout.x, layout.w]
-                                 + [b for b in spec.buffers if b != product]
+    ep_outputs = [n for n in step.outputs if n != step.product]
+    spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, storage,
+                      collapse=False)
+    stores_product = step.product in step.outputs
+    x, w = storage(layout.x), storage(layout.w)
+    buffers = list(dict.fromkeys([x, w] + [b for b in spec.buffers if b != product]
                                  + ([product] if stores_product else [])))
-    written = [b in step.outputs for b in buffers]
+    outputs = {storage(n) for n in step.outputs}
+    written = [b in outputs for b in buffers]
     dtypes = [to_numpy_dtype(infos[b].dtype) for b in buffers]
     params = [f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
               for i, (d, w) in enumerate(zip(dtypes, written))]
@@ -80,7 +84,7 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str) -> M
         body.append(f"b{buffers.index(product)}[m * {layout.n} + col] = tile[c];")
     source = _ENV.get_template("matmul.c.j2").render(
         name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
-        x=f"b{buffers.index(layout.x)}", w=f"b{buffers.index(layout.w)}",
+        x=f"b{buffers.index(x)}", w=f"b{buffers.index(w)}",
         sk=layout.w_strides[0], sn=layout.w_strides[1],
         parallel=int(layout.m * layout.n * layout.k >= PARALLEL_MIN_FMAS),
         row_lines=row_lines, body=body)

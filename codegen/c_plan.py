@@ -10,7 +10,7 @@ from ..passes.fuse import Concurrent, Extern, MatmulKernel, Step
 from .c import c_type, render_kernel, render_module
 from .c_matmul import render_gemm_helpers, render_matmul
 from .compiler import load_c
-from .kernel import build_spec, segments
+from .kernel import Storage, build_spec, segments
 
 
 @dataclass
@@ -23,7 +23,7 @@ class CModule:
 
     source: str
     schedule: list[str | Extern]
-    slots: dict[str, int]  # buffer name -> index in the segments' pointer table
+    slots: dict[str, int]  # storage -> index in the segments' pointer table
     lib: ctypes.CDLL | None = field(default=None, repr=False)
 
     def load(self) -> "CModule":
@@ -49,8 +49,9 @@ class CModule:
         return functools.partial(fn, ctypes.addressof(table))
 
 
-def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
-    """Render every kernel; consecutive kernels share one segment (one call from Python)."""
+def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = str) -> CModule:
+    """Render every kernel; consecutive kernels share one segment (one call from Python).
+    Slots are storages: `storage` maps each var to the one it lives in."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
     rendered: list[dict] = []
@@ -65,11 +66,11 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo]) -> CModule:
         def call(step, orphan: bool = False) -> str:
             name = f"kernel_{len(kernels)}"
             if isinstance(step, MatmulKernel):
-                spec = render_matmul(step, infos, name)
+                spec = render_matmul(step, infos, name, storage)
                 kernels.append(spec.source)
                 gemm_dtypes.append(spec.dtype)
             else:
-                spec = build_spec(step, infos)
+                spec = build_spec(step, infos, storage)
                 kernels.append(render_kernel(spec, name, orphan))
             args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
                     for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -10,6 +11,8 @@ from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
 from ..passes.fuse import Concurrent, Kernel, MatmulKernel
 from .expr import ExprBuilder, Node, reachable
+
+Storage = Callable[[str], str]  # var -> the var whose memory it lives in
 
 
 @dataclass
@@ -25,7 +28,7 @@ class Loop:
 class KernelSpec:
     """What a printer needs: buffers (params), operands (buffer + strides), loops and outputs."""
 
-    buffers: list[str]                 # var names, in parameter order
+    buffers: list[str]                 # storages (named by their owning var), in parameter order
     dtypes: list[np.dtype]             # per buffer
     written: list[bool]                # per buffer
     operands: list[int] = field(default_factory=list)  # operand index -> buffer index
@@ -53,14 +56,18 @@ def _strides(shape: tuple[int, ...]) -> list[int]:
     return out[::-1]
 
 
-def build_spec(kernel: Kernel, infos: dict[str, VarInfo], collapse: bool = True) -> KernelSpec:
+def build_spec(kernel: Kernel, infos: dict[str, VarInfo], storage: Storage = str,
+               collapse: bool = True) -> KernelSpec:
     """Evaluate the group's exprs into a DAG and lay out its loop nest (kept dims outside);
-    collapse=False keeps one loop per dim of the shape."""
+    collapse=False keeps one loop per dim of the shape. Buffers are storages (`storage` maps a
+    var to the one it lives in): vars sharing one, a view or an in-place output and its donor,
+    are one pointer, so no two restrict pointers alias."""
     shape = tuple(kernel.shape)
     axes = tuple(kernel.axes)
-    buffers = list(dict.fromkeys(kernel.inputs + kernel.outputs))
+    buffers = list(dict.fromkeys(storage(n) for n in kernel.inputs + kernel.outputs))
+    written = {storage(n) for n in kernel.outputs}
     spec = KernelSpec(buffers, [to_numpy_dtype(infos[b].dtype) for b in buffers],
-                      [b in kernel.outputs for b in buffers])
+                      [b in written for b in buffers])
     operand_key: dict[tuple, int] = {}
     operand_strides: list[list[int]] = []
 
@@ -71,7 +78,7 @@ def build_spec(kernel: Kernel, infos: dict[str, VarInfo], collapse: bool = True)
             operand_strides.append([0 if a == 1 and s != 1 else t
                                     for a, s, t in zip(aligned, shape, st)])
             operand_key[key] = len(spec.operands)
-            spec.operands.append(buffers.index(name))
+            spec.operands.append(buffers.index(storage(name)))
         return operand_key[key]
 
     kept = tuple(1 if i in axes else d for i, d in enumerate(shape))

@@ -14,7 +14,7 @@ from ..frontend.errors import PlaceError
 from ..frontend.ops import VarInfo
 from ..passes.fuse import Concurrent, Extern, Step
 from .compiler import load_py
-from .kernel import build_spec, segments
+from .kernel import Storage, build_spec, segments
 from .triton import Launch, render_kernel, render_module, render_multi_tensor
 
 
@@ -51,7 +51,7 @@ class TritonModule:
 
     source: str
     schedule: list[str | Extern]
-    slots: dict[str, int]  # buffer name -> index in the segments' tensor table
+    slots: dict[str, int]  # storage -> index in the segments' tensor table
     launches: list[Launch] = field(default_factory=list)
     module: ModuleType | None = field(default=None, repr=False)
 
@@ -83,8 +83,10 @@ class TritonModule:
         return on_device
 
 
-def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModule:
-    """Render every kernel; consecutive kernels share one segment (one call from the runtime)."""
+def generate_triton(steps: list[Step], infos: dict[str, VarInfo],
+                    storage: Storage = str) -> TritonModule:
+    """Render every kernel; consecutive kernels share one segment (one call from the runtime).
+    Slots are storages: `storage` maps each var to the one it lives in."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
     launches: list[Launch] = []
@@ -97,11 +99,11 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo]) -> TritonModul
         calls = []
         for step in part:
             if isinstance(step, Concurrent):  # one launch for all: a multi-tensor kernel
-                specs = [build_spec(k, infos) for k in step.parts]
+                specs = [build_spec(k, infos, storage) for k in step.parts]
                 src, launch = render_multi_tensor(specs, f"kernel_{len(kernels)}")
                 specs = [sp for sp in specs if sp.numel]
             else:
-                specs = [build_spec(step, infos)]
+                specs = [build_spec(step, infos, storage)]
                 src, launch = render_kernel(specs[0], f"kernel_{len(kernels)}")
             kernels.append(src)
             args = [f"s[{slots.setdefault(buf, len(slots))}]" for sp in specs for buf in sp.buffers]

@@ -298,6 +298,7 @@ class Program:
         self._serial = next(_program_serial)
         self._version = 0
         self._is_test = False
+        self._memory_optimize = None  # what fluid.memory_optimize asked of this program's plans
 
     def _bump(self) -> None:
         self._version += 1
@@ -331,6 +332,7 @@ class Program:
         """A copy; for_test drops backward and optimizer ops and sets is_test on the ops that have it."""
         p = Program()
         p.random_seed = self.random_seed
+        p._memory_optimize = self._memory_optimize
         p.blocks = []
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)

@@ -72,7 +72,7 @@ def steps_summary(lowered: LoweredProgram) -> dict:
                           "outputs": step.outputs, "concurrent_group": group})
     buffers = {n: {"shape": list(i.shape), "dtype": dtype_name(i.dtype)}
                for n, i in lowered.infos.items()}
-    return {"steps": steps, "buffers": buffers, "shared_storage": dict(lowered.storage),
+    return {"steps": steps, "buffers": buffers, "shared_storage": lowered.graph.shared(),
             "feeds": lowered.feeds, "fetches": lowered.fetches, "state": lowered.state}
 
 
@@ -97,7 +97,7 @@ def steps_text(lowered: LoweredProgram) -> str:
                 red += f", in concurrent group {s['concurrent_group']}"
             out.append(f"  [{k}] {s['kind']} over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
                        f"        reads {s['inputs']} writes {s['outputs']}")
-    shared = {k: v for k, v in lowered.storage.items() if k != v}
+    shared = lowered.graph.shared()
     if shared:
         out.append("  shared buffers: " + ", ".join(f"{v} <- {k}" for k, v in shared.items()))
     return "\n".join(out)

@@ -74,36 +74,29 @@ class Concurrent:
 Step = Kernel | MatmulKernel | Extern | Concurrent
 
 
-def run_concurrently(steps: list[Step], buffer_of: dict[str, str] | None = None) -> list[Step]:
+def run_concurrently(steps: list[Step], graph) -> list[Step]:
     """Runs of pointwise kernels (no extern between) regrouped into levels of independent
-    kernels: each kernel joins the level after the last one it conflicts with, so all the
-    optimizer updates land in one Concurrent step and all the beta-pow updates in the next.
-    `buffer_of` maps vars that share memory (views, versions) to one name."""
+    kernels: each kernel joins the level after the last one it depends on in the scheduler
+    graph (`graph`, over `steps`: a shared storage that either writes), so all the optimizer
+    updates land in one Concurrent step and all the beta-pow updates in the next."""
     out: list[Step] = []
-    run: list[Kernel] = []
-    buffer_of = buffer_of or {}
-
-    def conflicts(a: Kernel, b: Kernel) -> bool:
-        def bufs(names):
-            return {buffer_of.get(n, n) for n in names}
-        wa, wb = bufs(a.outputs), bufs(b.outputs)
-        ra, rb = bufs(a.inputs) - wa, bufs(b.inputs) - wb
-        return bool(wa & (rb | wb) or ra & wb)
+    run: list[int] = []
 
     def close() -> None:
-        levels: list[list[Kernel]] = []
+        levels: list[list[int]] = []
         for k in run:
-            after = max((i for i, lv in enumerate(levels) if any(conflicts(k, o) for o in lv)),
-                        default=-1)
+            after = max((i for i, lv in enumerate(levels)
+                         if any(graph.conflict(k, o) for o in lv)), default=-1)
             if after + 1 == len(levels):
                 levels.append([])
             levels[after + 1].append(k)
-        out.extend(lv[0] if len(lv) == 1 else Concurrent(lv) for lv in levels)
+        out.extend(steps[lv[0]] if len(lv) == 1 else Concurrent([steps[k] for k in lv])
+                   for lv in levels)
         run.clear()
 
-    for step in steps:
+    for k, step in enumerate(steps):
         if isinstance(step, Kernel) and not step.axes:
-            run.append(step)
+            run.append(k)
             continue
         close()
         out.append(step)
@@ -147,7 +140,7 @@ class _Group:
 
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
-              aliases: dict[str, str] | None = None, products: set[str] = frozenset()
+              storage: dict[str, str] | None = None, products: set[str] = frozenset()
               ) -> list[_Group | OpDesc]:
     """Greedy, in program order: each op joins the open group if it fits, else starts one.
 
@@ -164,11 +157,13 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         groups.append(g)
         return g
 
-    aliases = aliases or {}
+    storage = storage or {}
     for op in ops:
         kind = get_op_def(op.type).kind
-        if cur is not None and any(aliases.get(n) in cur.level for n in op.input_arg_names):
-            cur = None  # it reads, under an alias, memory the open kernel is still writing
+        if cur is not None:
+            made = {storage.get(n, n) for n in cur.level}
+            if any(n not in cur.level and storage.get(n, n) in made for n in op.input_arg_names):
+                cur = None  # it reads, under another name, memory the open kernel is writing
         if kind == "pointwise":
             out = tuple(infos[op.output_arg_names[0]].shape)
             if fuse and cur is not None and out == cur.shape and cur.internal_inputs_fit(op, infos, True) \
@@ -205,10 +200,10 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
                 fuse: bool = True, reduce_prologue: bool = True,
-                row_fusion: bool = True, aliases: dict[str, str] | None = None,
+                row_fusion: bool = True, storage: dict[str, str] | None = None,
                 products: set[str] = frozenset()) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, aliases, products)
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products)
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):

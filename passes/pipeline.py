@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import FeedError
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
@@ -15,33 +18,56 @@ from .matmul import generated_product
 from .inference import fold_batch_norm
 from .inplace import write_in_place
 from .lower import lower_ops
-from .memory import memory_optimize
 from .prune import needed_inputs, prune_ops
+from .scheduler import Arena, SchedulerGraph, plan_arena, step_accesses
 from .views import alias_views
 from .strategy import BuildStrategy
 
 
 @dataclass
 class LoweredProgram:
-    """What codegen and the runtime need: steps over named buffers with concrete infos."""
+    """What codegen and the runtime need: steps over named vars with concrete infos, and the
+    scheduler graph that says which storage each var lives in."""
 
     steps: list[Step]
     infos: dict[str, VarInfo]
     feeds: list[str]
     fetches: list[str]
     state: list[str]  # persistable vars the steps read or write, held in the scope
-    storage: dict[str, str] = field(default_factory=dict)  # var version -> buffer it lives in
+    graph: SchedulerGraph
     lods: dict[str, tuple] = field(default_factory=dict)  # var -> LoD this run (offset levels)
-    state_views: dict[str, str] = field(default_factory=dict)  # var -> scope var it views
+    reuse: bool = True  # whether storages with disjoint live ranges share arena bytes
+    pinned: set[str] = field(default_factory=set)  # storages that keep bytes of their own
+
+    def storage(self, var: str) -> str:
+        """The var whose memory `var` lives in (itself unless a view or an in-place output)."""
+        return self.graph.storage(var)
+
+    def arena(self, exclude=()) -> Arena:
+        """The arena holding the storages of every var outside the scope but those in `exclude`
+        (bytes: the largest var on each)."""
+        state = set(self.state)
+        names = {n for s in self.steps for n in sum(step_accesses(s), [])}
+        names |= set(self.feeds) | set(self.fetches)
+        nbytes: dict[str, int] = {}
+        for n in sorted(names - set(exclude)):
+            if n not in self.infos or self.storage(n) in state:
+                continue
+            info = self.infos[n]
+            size = int(np.prod(info.shape)) * to_numpy_dtype(info.dtype).itemsize
+            s = self.storage(n)
+            nbytes[s] = max(nbytes.get(s, 0), size)
+        return plan_arena(self.graph, nbytes, self.reuse, self.pinned)
 
 
 def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dict[str, str],
                                                                  dict[str, str]]:
     """Give every re-definition of a var outside `keep` a name of its own (name@@vK).
 
-    After memory_optimize one name holds values of different shapes in turn; versions let each
-    have its own shape while `storage` (version -> base name) keeps them in one buffer.
-    Returns the ops, the storage map and each base name's final version.
+    A reassigned var (`assign(..., output=x)`, a loop's update) then has one var per value, each
+    with its own shape and storage, so no view or reader of an old value sees a newer one; the
+    arena planner lets versions share bytes when their lives do not overlap.
+    Returns the ops, each version's original name, and each original name's final version.
     """
     writes: dict[str, int] = {}
     for op in ops:
@@ -52,7 +78,7 @@ def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dic
         return ops, {}, {}
     current: dict[str, str] = {}
     seen: dict[str, int] = {}
-    storage: dict[str, str] = {}
+    origin: dict[str, str] = {}
     out = []
     for op in ops:
         op = op.copy()
@@ -65,12 +91,12 @@ def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dic
                     k = seen.get(n, 0)
                     seen[n] = k + 1
                     current[n] = n if k == 0 else f"{n}@@v{k}"
-                    storage[current[n]] = n
+                    origin[current[n]] = n
                     n = current[n]
                 renamed.append(n)
             op.outputs[slot] = renamed
         out.append(op)
-    return out, storage, current
+    return out, origin, current
 
 
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
@@ -80,18 +106,16 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     """Run the passes over the global block for one feed signature and fetch list, for the
     `target` backend ('c' or 'triton')."""
     strategy = strategy or BuildStrategy()
-    if strategy.memory_optimize:
-        program = program.clone()
-        memory_optimize(program, skip_opt_set=set(fetches))
+    marked = getattr(program, "_memory_optimize", None)  # fluid.memory_optimize(program, ...)
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
     persistable = {n for n, v in block.vars.items() if v.persistable}
     ops = prune_ops(ops, feed_infos, fetches, keep=persistable)
-    ops, storage, final = version_writes(ops, persistable | set(feed_infos))
+    ops, origin, final = version_writes(ops, persistable | set(feed_infos))
     fetches = [final.get(n, n) for n in fetches]
     lods: dict[str, tuple] = {}
     if feed_lods:
-        ops, lods = propagate_lod(ops, block, feed_lods, storage)
+        ops, lods = propagate_lod(ops, block, feed_lods, origin)
     reads = needed_inputs(ops)
     infos: dict[str, VarInfo] = {}
     for n in reads:
@@ -113,6 +137,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     written = {n for op in lowered for n in op.output_arg_names}
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
+    live_in = set(feed_infos) | set(state)
     live_out = set(fetches) | set(state)
     products: set[str] = set()  # outputs of the products the C backend generates itself
     if strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c":
@@ -121,32 +146,31 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     if strategy.fuse_all:
         lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out,
                                    leave=products)
-    lowered, aliases = alias_views(lowered, set(feed_infos), live_out)
-    live_out |= set(aliases.values())  # an aliased var's memory is read under another name
-    state_views = {}
-    for dst, src in aliases.items():
-        if src in state:
-            state_views[dst] = src
-        else:
-            storage[dst] = storage.setdefault(src, src)
-    steps = build_steps(lowered, infos, live_out, fuse=strategy.fusion_enabled,
+    lowered, storage = alias_views(lowered, SchedulerGraph(lowered, {}, live_in, live_out),
+                                   set(feed_infos), live_out)
+    # A viewed var's memory is read under the view's name: its value must be stored.
+    steps = build_steps(lowered, infos, live_out | set(storage.values()),
+                        fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
-                        aliases=aliases, products=products)
+                        storage=storage, products=products)
+    graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
-        steps = write_in_place(steps, infos, live_out | set(feed_infos) | set(storage)
-                               | set(storage.values()) | set(aliases) | set(lods))
+        storage.update(write_in_place(steps, infos, graph, keep=set(lods)))
+        graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.fuse_all and strategy.fuse_all_optimizer_ops:
-        steps = run_concurrently(steps, {**storage, **state_views})
+        steps = run_concurrently(steps, graph)
+        graph = SchedulerGraph(steps, storage, live_in, live_out)
+    pinned = {graph.storage(n) for n in marked.pinned(block) if n in infos} if marked else set()
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}
-    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, storage, lods,
-                          state_views)
+    return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, graph, lods,
+                          reuse=strategy.memory_optimize or marked is not None, pinned=pinned)
 
 
 def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
-                  storage: dict[str, str]) -> tuple[list[OpDesc], dict[str, tuple]]:
+                  origin: dict[str, str]) -> tuple[list[OpDesc], dict[str, tuple]]:
     """Each var's LoD for this run, and LoD-reading ops given their inputs' LoD in attrs.
 
     Ops with a `lod` rule (sequence ops) say what their outputs carry; any other op passes the
@@ -161,7 +185,7 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
             in_lods = {k: [lods.get(n) for n in v] for k, v in op.inputs.items()}
             op = op.copy()
             op.attrs[LOD_ATTR] = in_lods
-            ins = {k: [block.var(storage.get(n, n)).info() for n in v]
+            ins = {k: [block.var(origin.get(n, n)).info() for n in v]
                    for k, v in op.inputs.items()}
             for slot, values in opdef.lod(in_lods, op.attrs, ins).items():
                 for n, lod in zip(op.output(slot), values):
@@ -172,7 +196,7 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
         else:
             src = next((lods[n] for n in op.input_arg_names if n in lods), None)
             for n in op.output_arg_names:
-                v = block._find_var_recursive(storage.get(n, n))
+                v = block._find_var_recursive(origin.get(n, n))
                 if src is not None and v is not None and v.lod_level > 0:
                     lods[n] = src
                 else:
@@ -181,3 +205,18 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
     return out, lods
 
 
+
+
+def lower_for_batch(program: Program, feeds: list[str], fetches: list[str], batch: int,
+                    strategy: BuildStrategy | None = None, row_fusion: bool = True,
+                    target: str = "c") -> LoweredProgram:
+    """The program compiled for feeds of `batch` rows (-1 dims), its persistables as declared:
+    the LoweredProgram `exe.run` would build."""
+    block = program.global_block()
+    feed_infos = {}
+    for n in feeds:
+        v = block.var(n)
+        feed_infos[n] = VarInfo(tuple(batch if d < 0 else d for d in v.shape), v.dtype, v.lod_level)
+    state = {n: v.info() for n, v in block.vars.items() if v.persistable}
+    return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion,
+                         target=target)

@@ -7,7 +7,7 @@ class BuildStrategy:
 
     fuse_elewise_add_act_ops: pointwise chains (bias add + activation and longer) as one kernel;
     fuse_reduce_ops: reductions with their prologue/epilogue (softmax, layer_norm) as one kernel;
-    memory_optimize: the memory_optimize pass on the compiled copy (fetched vars kept);
+    memory_optimize: buffers whose lives do not overlap share bytes of the plan's arena;
     enable_inplace: a kernel's output overwrites an input that dies in that kernel;
     fuse_all_optimizer_ops: independent pointwise kernels in a row (the optimizer updates of
     every parameter) run together, one parallel region on CPU;
@@ -19,7 +19,7 @@ class BuildStrategy:
     """
 
     def __init__(self) -> None:
-        self.memory_optimize = False
+        self.memory_optimize = True
         self.enable_inplace = True
         self.fuse_all_optimizer_ops = True
         self.fuse_elewise_add_act_ops = True

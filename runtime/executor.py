@@ -82,11 +82,7 @@ class Executor:
             feed_infos[name] = _check_feed(block.var(name), arr)
             if lods and name in lods:
                 _check_lod(name, lods[name], arr)
-        renamed = getattr(program, "_memory_renames", {})
         for name in fetches:
-            if name in renamed:
-                raise FetchError(f"fetch target '{name}' shares the buffer of '{renamed[name]}' "
-                                 f"after memory_optimize; pass it in skip_opt_set to fetch it")
             if not block.has_var(name):
                 raise FetchError(f"fetch target '{name}' is not a var of the program")
         state_infos = {}

@@ -14,6 +14,7 @@ from ..frontend.ops import get_op_def
 from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.fuse import Extern
 from ..passes.pipeline import LoweredProgram
+from ..passes.scheduler import step_accesses
 from ..passes.prune import needed_inputs
 from .scope import Scope
 from .tensor import LoDTensor, torch_dtype
@@ -33,22 +34,24 @@ class Plan:
         self.random_seed = random_seed
         self.device = torch.device(device)
         infos = lowered.infos
-        self.module = generate(lowered.steps, infos)
+        self.module = generate(lowered.steps, infos, lowered.storage)
         state = set(lowered.state)
-        names = set(self.module.slots) | set(lowered.feeds) | set(lowered.fetches) | {
-            n for s in lowered.steps if isinstance(s, Extern)
-            for n in s.op.input_arg_names + s.op.output_arg_names}
+        names = {n for s in lowered.steps for n in sum(step_accesses(s), [])}
+        names |= set(lowered.feeds) | set(lowered.fetches)
         self.on_cpu = self.device.type == "cpu"
         self._plan_direct_io(lowered, state)
-        # Arena: every other non-state buffer, allocated once and reused by every run.
-        direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches} \
-            | set(lowered.state_views)
-        self.arena = self._allocate(sorted(n for n in names - state - direct if n in infos))
+        # Arena: every other var outside the scope, at its storage's offset in one buffer
+        # allocated once and reused by every run.
+        direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches}
+        self.arena_plan = lowered.arena(exclude=direct)
+        self.arena = self._allocate(sorted(n for n in names - direct if n in infos
+                                           and lowered.storage(n) not in state))
         self.table = self.module.new_table()
-        for n, slot in self.module.slots.items():
-            if n in self.arena:
-                self.module.set_slot(self.table, slot, self.arena[n])
+        for s, slot in self.module.slots.items():
+            if s in self.arena:
+                self.module.set_slot(self.table, slot, self.arena[s])
         self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
+        self.views_of_state = [n for n in names - state if lowered.storage(n) in state]
         self.feed_views = [(n, self.arena[n].numpy() if self.on_cpu else self.arena[n])
                            for n in lowered.feeds if n in self.arena]
         self.scope: Scope | None = None
@@ -69,10 +72,12 @@ class Plan:
             return
         touched = {n for s in lowered.steps if isinstance(s, Extern)
                    for n in s.op.input_arg_names + s.op.output_arg_names}
-        touched |= state | set(lowered.storage) | set(lowered.storage.values()) \
-            | set(lowered.state_views)
-        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
+        # Only a var alone in its storage may be given memory of the caller's.
+        graph = lowered.graph
         slots = self.module.slots
+        touched |= state | {n for n in lowered.feeds + lowered.fetches
+                            if graph.storage(n) != n or len(graph.vars_on(n)) > 1}
+        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         fetches = lowered.fetches
         big = {n for n, i in lowered.infos.items()
                if int(np.prod(i.shape)) * to_numpy_dtype(i.dtype).itemsize >= DIRECT_MIN_BYTES}
@@ -87,22 +92,16 @@ class Plan:
                 self.spares.append([])
 
     def _allocate(self, names: list[str]) -> dict[str, torch.Tensor]:
-        """One buffer per name; versions of one var (lowered.storage) share the largest."""
-        infos, storage = self.lowered.infos, self.lowered.storage
-        nbytes: dict[str, int] = {}
-        for n in names:
-            dt = torch_dtype(infos[n].dtype)
-            size = int(np.prod(infos[n].shape)) * torch.empty((), dtype=dt).element_size()
-            base = storage.get(n, n)
-            nbytes[base] = max(nbytes.get(base, 0), size)
-        raw = {b: torch.empty(max(-(-k // 16) * 16, 16), dtype=torch.uint8, device=self.device)
-               for b, k in nbytes.items()}
+        """Each var a view of the arena at its storage's offset, with its own shape and dtype."""
+        infos, offsets = self.lowered.infos, self.arena_plan.offsets
+        raw = torch.empty(max(self.arena_plan.size, 16), dtype=torch.uint8, device=self.device)
         out = {}
         for n in names:
             dt = torch_dtype(infos[n].dtype)
             numel = int(np.prod(infos[n].shape))
-            flat = raw[storage.get(n, n)].view(dt) if dt != torch.uint8 else raw[storage.get(n, n)]
-            out[n] = flat[:numel].view(tuple(infos[n].shape))
+            start = offsets[self.lowered.storage(n)]
+            nbytes = numel * torch.empty((), dtype=dt).element_size()
+            out[n] = raw[start:start + nbytes].view(dt).view(tuple(infos[n].shape))
         return out
 
     # -- binding the scope's persistables ---------------------------------------------------
@@ -135,11 +134,8 @@ class Plan:
             slot = self.module.slots.get(n)
             if slot is not None:
                 self.module.set_slot(self.table, slot, t)
-        for n, src in self.lowered.state_views.items():  # views of scope tensors
-            tensors[n] = tensors[src].view(tuple(infos[n].shape))
-            slot = self.module.slots.get(n)
-            if slot is not None:
-                self.module.set_slot(self.table, slot, tensors[n])
+        for n in self.views_of_state:  # views of scope tensors
+            tensors[n] = tensors[self.lowered.storage(n)].view(tuple(infos[n].shape))
         self.calls = [self._call(s, tensors) for s in self.module.schedule]
         fresh = {i for i, _, _, _ in self.fresh_fetches}
         self.fetchers = [None if i in fresh else tensors[n]
