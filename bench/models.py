@@ -58,22 +58,34 @@ def torch_model(name: str):
         return fc(x.flatten(1), 0)
 
     def transformer(x):
-        b, s, d = x.shape
-
-        def split(t):
-            return t.reshape(b, s, HEADS, d // HEADS).transpose(1, 2)
-
-        q, k, v = (split(fc(x, i)) for i in range(3))
-        att = torch.softmax(q @ k.transpose(-1, -2) * (d // HEADS) ** -0.5, -1)
-        ctx = (att @ v).transpose(1, 2).reshape(b, s, d)
-
-        def ln(t, i):
-            return F.layer_norm(t, (d,), w[f"layer_norm_{i}.w_0"], w[f"layer_norm_{i}.b_0"], EPS)
-
-        h = ln(x + fc(ctx, 3), 0)
-        return ln(h + fc(F.gelu(fc(h, 4)), 5), 1)
+        return torch_transformer_block(x, w)
 
     return {"cnn": cnn, "transformer": transformer}[name]
+
+
+def torch_transformer_block(x, w: dict, act=None):
+    """The fixture's post-norm encoder block in torch, weights `w` by Paddle's names; the
+    feed-forward activation is gelu unless `act` says otherwise."""
+    torch = _torch()
+    F = torch.nn.functional
+    act = act or F.gelu
+    b, s, d = x.shape
+
+    def fc(t, i):
+        return t @ w[f"fc_{i}.w_0"] + w[f"fc_{i}.b_0"]
+
+    def split(t):
+        return t.reshape(b, s, HEADS, d // HEADS).transpose(1, 2)
+
+    q, k, v = (split(fc(x, i)) for i in range(3))
+    att = torch.softmax(q @ k.transpose(-1, -2) * (d // HEADS) ** -0.5, -1)
+    ctx = (att @ v).transpose(1, 2).reshape(b, s, d)
+
+    def ln(t, i):
+        return F.layer_norm(t, (d,), w[f"layer_norm_{i}.w_0"], w[f"layer_norm_{i}.b_0"], EPS)
+
+    h = ln(x + fc(ctx, 3), 0)
+    return ln(h + fc(act(fc(h, 4)), 5), 1)
 
 
 def _check(name: str, fn) -> None:

@@ -1,7 +1,7 @@
 """Run fluidc's benchmarks and print one table.
 
-    python bench/run.py [overhead|mlp|kernels|chain|arith|softmax|layer_norm|compile|models|all ...]
-                        [--json out.json] [--png chart.png] [--repeat N]
+    python bench/run.py [overhead|mlp|kernels|chain|arith|softmax|layer_norm|compile|models|memory
+                         |all ...] [--json out.json] [--png chart.png] [--repeat N]
     python -m bench ...            (from the repo root; same arguments)
 
 Competitors of a bench run side by side in one process with their repeats interleaved, so
@@ -26,7 +26,7 @@ import time
 from .harness import format_table, format_targets, write_json
 
 KERNELS = ("chain", "arith", "softmax", "layer_norm")  # bench/kernels.py's workloads
-BENCHES = ("overhead", "mlp", "kernels", "compile", "models")
+BENCHES = ("overhead", "mlp", "kernels", "compile", "models", "memory")
 CHOICES = (*BENCHES, *KERNELS)
 
 
@@ -112,16 +112,25 @@ def main(argv: list[str] | None = None) -> int:
     if "models" in selected:
         from . import models
         rows += models.run(args.repeat, verbose)
+    mem_rows: list[dict] = []  # bytes, not times: a table of their own
+    if "memory" in selected:
+        from . import memory
+        mem_rows = memory.run(args.repeat, verbose)
 
     meta["loadavg_end"] = os.getloadavg()
-    print()
-    print(format_table(rows))
-    print("\nratio = median / fluidc's median in the same bench (same process, interleaved "
-          "repeats); min ratio = min / fluidc's min.\nBelow 1 means faster than fluidc. "
-          "Absolute times drift with other load on the machine; the ratios much less.")
+    if mem_rows:
+        print()
+        print(memory.format_table(mem_rows))
+    if rows:
+        print()
+        print(format_table(rows))
+        print("\nratio = median / fluidc's median in the same bench (same process, interleaved "
+              "repeats); min ratio = min / fluidc's min.\nBelow 1 means faster than fluidc. "
+              "Absolute times drift with other load on the machine; the ratios much less.")
     if any(r.get("gb_s") is not None for r in rows):
         print("GB/s = (bytes of inputs read + outputs written) / median; of copy = that / the "
               "copy bandwidth measured in the same bench (the faster copy row).")
+    rows += mem_rows
     targets = format_targets(rows)
     if targets:
         print("\nTargets (medians; from the fastest samples in parentheses):\n" + targets)

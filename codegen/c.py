@@ -7,7 +7,7 @@ from pathlib import Path
 import jinja2
 import numpy as np
 
-from .expr import Node, reachable
+from ..frontend.ops.expr import Node, reachable
 from .kernel import KernelSpec, node_levels
 
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "c"),

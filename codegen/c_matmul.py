@@ -52,7 +52,8 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     dtype = to_numpy_dtype(infos[product].dtype)
     epilogue = step.ops[1:]
     made = {n for op in epilogue for n in op.output_arg_names}
-    ep_inputs = list(dict.fromkeys(n for op in epilogue for n in op.input_arg_names if n not in made))
+    ep_inputs = list(dict.fromkeys(n for op in epilogue for n in op.input_arg_names
+                                   if n not in made and (n in step.inputs or n == step.product)))
     ep_outputs = [n for n in step.outputs if n != step.product]
     spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, storage,
                       collapse=False)

@@ -10,7 +10,7 @@ from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
 from ..passes.fuse import Concurrent, Kernel, MatmulKernel
-from .expr import ExprBuilder, Node, reachable
+from ..frontend.ops.expr import ExprBuilder, Node, reachable
 
 Storage = Callable[[str], str]  # var -> the var whose memory it lives in
 
@@ -98,8 +98,12 @@ def build_spec(kernel: Kernel, infos: dict[str, VarInfo], storage: Storage = str
         aligned = aligned_shapes(opdef, op.attrs, in_shapes, len(shape))
         ins: dict[str, list[Node]] = {}
         for slot, names in op.inputs.items():
+            # An input the kernel does not read (used for its shape only) gets a stand-in
+            # constant, which no stored value reaches.
             ins[slot] = [env[n] if n in env else
                          b.load(operand(n, tuple(aligned[slot][i])), to_numpy_dtype(infos[n].dtype))
+                         if storage(n) in buffers else
+                         b.constant(0, to_numpy_dtype(infos[n].dtype))
                          for i, n in enumerate(names)]
         dup = {s.name for s in opdef.inputs if s.duplicable}
         res = opdef.expr(b, {k: (v if k in dup else v[0]) for k, v in ins.items()}, op.attrs)

@@ -15,7 +15,7 @@ import jinja2
 import numpy as np
 
 from ..frontend.errors import CompileError
-from .expr import Node, reachable
+from ..frontend.ops.expr import Node, reachable
 from .kernel import KernelSpec, Loop, node_levels
 
 _ENV = jinja2.Environment(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
-from ..frontend.ops.define import aligned_shapes
+from ..frontend.ops.define import aligned_shapes, value_inputs
 
 
 @dataclass
@@ -204,13 +204,14 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
                 products: set[str] = frozenset()) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
     groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products)
+    reads = {id(op): value_inputs(op, infos) for op in ops}  # shape-only inputs left out
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):
         reads_after[i] = set(seen)
         g = groups[i]
         for op in (g.ops if isinstance(g, _Group) else [g]):
-            seen.update(op.input_arg_names)
+            seen.update(reads[id(op)])
     steps: list[Step] = []
     for g, later in zip(groups, reads_after):
         if not isinstance(g, _Group):
@@ -219,7 +220,7 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
         written: list[str] = []
         inputs: list[str] = []
         for op in g.ops:
-            inputs += [n for n in op.input_arg_names if n not in written and n not in inputs]
+            inputs += [n for n in reads[id(op)] if n not in written and n not in inputs]
             written += [n for n in op.output_arg_names if n not in written]
         outputs = [n for n in written if n in later or n in live_out]
         if g.matmul:

@@ -147,7 +147,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
         lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out,
                                    leave=products)
     lowered, storage = alias_views(lowered, SchedulerGraph(lowered, {}, live_in, live_out),
-                                   set(feed_infos), live_out)
+                                   infos, set(feed_infos), live_out)
     # A viewed var's memory is read under the view's name: its value must be stored.
     steps = build_steps(lowered, infos, live_out | set(storage.values()),
                         fuse=strategy.fusion_enabled,

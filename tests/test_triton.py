@@ -17,7 +17,7 @@ pytest.importorskip("triton")
 
 import fluidc as fluid
 from fluidc.codegen import compiler
-from fluidc.codegen.expr import ExprBuilder
+from fluidc.frontend.ops.expr import ExprBuilder
 from fluidc.codegen.triton import TritonPrinter
 from fluidc.codegen.triton_plan import TritonModule
 from fluidc.frontend.errors import PlaceError

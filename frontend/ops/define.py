@@ -7,8 +7,10 @@ import numpy as np
 
 from ..dtypes import to_numpy_dtype, convert_dtype
 from ..errors import ShapeError
+from .expr import ExprBuilder, reachable
 from .handler import numpy_handler
-from .registry import EMPTY_VAR, OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .registry import (EMPTY_VAR, OpDef, OpDesc, VarInfo, get_op_def, grad_name, register,
+                       slots)
 
 Shape = tuple[int, ...]
 
@@ -80,6 +82,23 @@ def _in_values(opdef: OpDef, values: dict[str, list]) -> dict[str, Any]:
     """What an expr receives: one value per slot, or the list of them for duplicable slots."""
     dup = {s.name for s in opdef.inputs if s.duplicable}
     return {k: (v if k in dup else v[0]) for k, v in values.items() if v}
+
+
+def value_inputs(op: OpDesc, infos: dict[str, VarInfo]) -> list[str]:
+    """The inputs whose values an op reads. A pointwise op's expression may use an input only
+    for its shape (elementwise_add_grad_x reads neither X nor Y): such inputs are left out, so
+    their buffers need not live until the op runs."""
+    opdef = get_op_def(op.type)
+    names = op.input_arg_names
+    if opdef.kind != "pointwise":
+        return names
+    b = ExprBuilder()
+    flat = [n for v in op.inputs.values() for n in v]
+    loads = {k: [b.load(flat.index(n), to_numpy_dtype(infos[n].dtype)) for n in v]
+             for k, v in op.inputs.items()}
+    res = opdef.expr(b, _in_values(opdef, loads), opdef.complete_attrs(op.attrs))
+    used = {flat[n.args[0]] for n in reachable(list(res.values())) if n.op == "load"}
+    return [n for n in names if n in used]
 
 
 def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = None,

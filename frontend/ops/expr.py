@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..frontend.ops.handler import HANDLER_METHODS
+from .handler import HANDLER_METHODS
 
 
 @dataclass(frozen=True, eq=False)
