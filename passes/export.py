@@ -69,10 +69,14 @@ def steps_summary(lowered: LoweredProgram) -> dict:
             kind = "matmul" if isinstance(step, MatmulKernel) else "kernel"
             steps.append({"kind": kind, "shape": list(step.shape), "reduce_axes": list(step.axes),
                           "ops": [op.type for op in step.ops], "inputs": step.inputs,
-                          "outputs": step.outputs, "concurrent_group": group})
+                          "outputs": step.outputs, "concurrent_group": group,
+                          "not_fused_with_previous": step.split})
     buffers = {n: {"shape": list(i.shape), "dtype": dtype_name(i.dtype)}
                for n, i in lowered.infos.items()}
+    arena = lowered.arena()
     return {"steps": steps, "buffers": buffers, "shared_storage": lowered.graph.shared(),
+            "arena": {"bytes": arena.size, "unshared_bytes": arena.unshared,
+                      "offsets": arena.offsets},
             "feeds": lowered.feeds, "fetches": lowered.fetches, "state": lowered.state}
 
 
@@ -97,9 +101,17 @@ def steps_text(lowered: LoweredProgram) -> str:
                 red += f", in concurrent group {s['concurrent_group']}"
             out.append(f"  [{k}] {s['kind']} over {s['shape']}{red}: {' + '.join(s['ops'])}\n"
                        f"        reads {s['inputs']} writes {s['outputs']}")
+            if s["not_fused_with_previous"]:
+                out.append(f"        a kernel of its own: {s['not_fused_with_previous']}")
     shared = lowered.graph.shared()
     if shared:
-        out.append("  shared buffers: " + ", ".join(f"{v} <- {k}" for k, v in shared.items()))
+        out.append("  shared storage (views, in-place outputs): "
+                   + ", ".join(f"{v} <- {k}" for k, v in shared.items()))
+    arena = lowered.arena()
+    out.append(f"  arena: {arena.size} bytes planned, {arena.unshared} with no reuse")
+    for s, target in arena.shares().items():
+        out.append(f"    {s} reuses the bytes of {target} (live {lowered.graph.live_range(s)}, "
+                   f"{target} {lowered.graph.live_range(target)})")
     return "\n".join(out)
 
 

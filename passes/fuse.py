@@ -23,6 +23,7 @@ class Fused:
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     axes: tuple[int, ...] = ()
+    split: str = ""  # why it does not continue the kernel before it (fluidc inspect)
 
 
 @dataclass
@@ -113,6 +114,7 @@ class _Group:
         self.axes: tuple[int, ...] | None = None
         self.level: dict[str, str] = {}  # var -> 'elem' (over S) or 'row' (over K)
         self.matmul = False  # its first op is a matrix product the kernel computes
+        self.split = ""  # why it does not continue the kernel before it
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -151,19 +153,38 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
     """
     groups: list[_Group | OpDesc] = []
     cur: _Group | None = None
+    why = ""  # why the next kernel does not continue the open one, for `fluidc inspect`
 
     def start(shape) -> _Group:
         g = _Group(shape)
+        g.split = why
         groups.append(g)
         return g
+
+    def apart(out: tuple, axes=None) -> str:
+        """Why an op over `out` (reducing `axes`) does not join the open kernel."""
+        if cur is None:
+            return why
+        if out != cur.shape and out != cur.kept:
+            return f"its shape {list(out)} is not the kernel's {list(cur.shape)}"
+        if axes is not None and cur.matmul:
+            return "a reduction does not join a matrix product's epilogue"
+        if axes is not None and cur.axes is not None and cur.axes != axes:
+            return f"it reduces axes {list(axes)}, the kernel {list(cur.axes)}"
+        if cur.axes is not None and not row_fusion:
+            return "row fusion is off"
+        return "a value it reads from the kernel is not aligned element by element"
 
     storage = storage or {}
     for op in ops:
         kind = get_op_def(op.type).kind
         if cur is not None:
             made = {storage.get(n, n) for n in cur.level}
-            if any(n not in cur.level and storage.get(n, n) in made for n in op.input_arg_names):
-                cur = None  # it reads, under another name, memory the open kernel is writing
+            alias = next((n for n in op.input_arg_names
+                          if n not in cur.level and storage.get(n, n) in made), None)
+            if alias is not None:
+                why = f"'{op.type}' reads, as '{alias}', memory the kernel writes"
+                cur = None
         if kind == "pointwise":
             out = tuple(infos[op.output_arg_names[0]].shape)
             if fuse and cur is not None and out == cur.shape and cur.internal_inputs_fit(op, infos, True) \
@@ -173,6 +194,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                     and cur.internal_inputs_fit(op, infos, False):
                 cur.add(op, "row")
             else:
+                why = apart(out) if fuse else "fusion is off"
                 cur = start(out)
                 cur.add(op, "elem")
         elif kind == "reduction":
@@ -183,17 +205,19 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                      and not cur.matmul and cur.level.get(x, "elem") == "elem"
                      and (cur.axes is None or (row_fusion and cur.axes == axes)))
             if not joins:
+                why = apart(shape, axes) if fuse and reduce_prologue else "reduction fusion is off"
                 cur = start(shape)
             cur.axes = axes
             cur.add(op, "row")
             if not row_fusion:
-                cur = None
+                why, cur = "row fusion is off", None
         elif products.intersection(op.outputs.get("Out", ())):
+            why = "a generated matrix product starts a kernel"
             cur = start(infos[op.output("Out")[0]].shape)
             cur.matmul = True
             cur.add(op, "elem")
         else:
-            cur = None
+            why, cur = f"after the library call '{op.type}'", None
             groups.append(op)
     return groups
 
@@ -224,7 +248,7 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             written += [n for n in op.output_arg_names if n not in written]
         outputs = [n for n in written if n in later or n in live_out]
         if g.matmul:
-            steps.append(MatmulKernel(g.ops, g.shape, inputs, outputs))
+            steps.append(MatmulKernel(g.ops, g.shape, inputs, outputs, split=g.split))
         else:
-            steps.append(Kernel(g.ops, g.shape, inputs, outputs, g.axes or ()))
+            steps.append(Kernel(g.ops, g.shape, inputs, outputs, g.axes or (), g.split))
     return steps
