@@ -8,7 +8,7 @@ import jinja2
 import numpy as np
 
 from ..frontend.ops.expr import Node, reachable
-from .kernel import KernelSpec, node_levels
+from .kernel import KernelSpec, row_schedule
 
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "c"),
                           undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
@@ -157,45 +157,33 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
                  for v, lp in zip(loop_vars, spec.loops) if lp.strides[op_i] != 0]
         index[op_i] = " + ".join(terms) if terms else "0"
     ref = {op_i: f"b{buf}" for op_i, buf in enumerate(spec.operands)}
-    stores = list(spec.stores)
-    if spec.combine is not None:  # the classic form keeps its reduction out of `stores`
-        out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
-        stores.append((spec.reduce_out,
-                       spec.builder.reduce(spec.combine, spec.reduce_value, out_dtype)))
     inner = [k for k, lp in enumerate(spec.loops) if lp.reduce]
     outer = [k for k, lp in enumerate(spec.loops) if not lp.reduce]
-    moves = {o: any(spec.loops[k].strides[o] != 0 for k in inner) for o in index}
     printer = CPrinter(index, ref)
-    levels = node_levels(reachable([v for _, v in stores]), moves)
     big = spec.numel >= PARALLEL_MIN
     if _is_column_reduction(spec, inner, outer):
         body = _column_reduction(spec, printer, index, ref, loop_vars, inner, outer[0], big)
         return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=[],
                                                        body=body)
-    order = reachable([v for _, v in stores])
-    n_reduce = sum(1 for n in order if n.op == "reduce")
+    sched = row_schedule(spec)
+    levels = sched.levels
+    n_reduce = sum(1 for n in sched.order if n.op == "reduce")
     names: dict[int, str] = {}
-    for n in order:  # constants, and anything computed from constants alone, are inlined
+    for n in sched.order:  # constants, and anything computed from constants alone, are inlined
         if levels[n.id] == "const":
             names[n.id] = f"({printer.expr(n, names)})"
     body: list[str] = []
 
     # Costly element values several passes need are kept in a per-row scratch array by the
     # first pass and read back by the others (softmax's exp), when a row fits the L1 cache.
-    passes = [n.args[1] for n in order if n.op == "reduce" and levels[n.id] == "row"]
-    passes.append([v for _, v in stores if levels[v.id] == "elem"])
-    uses: dict[int, int] = {}
-    for values in passes:
-        for n in reachable(values if isinstance(values, list) else [values]):
-            uses[n.id] = uses.get(n.id, 0) + 1
     row_len = int(np.prod([spec.loops[k].size for k in inner])) if inner else 0
-    cached = {n.id: n for n in order if uses.get(n.id, 0) > 1 and levels[n.id] == "elem"
+    cached = {n.id: n for n in sched.order if n.id in sched.multi_pass
               and n.op in _COSTLY and row_len * n.dtype.itemsize <= SCRATCH_BYTES}
     row_strides = [int(np.prod([spec.loops[j].size for j in inner[d + 1:]]))
                    for d in range(len(inner))]
     lin = " + ".join(loop_vars[k] if st == 1 else f"{loop_vars[k]}*{st}"
                      for k, st in zip(inner, row_strides)) or "0"
-    slot = _scratch_slots(spec, cached, stores, levels, inner, row_strides)
+    slot = _scratch_slots(spec, cached, sched.stores, levels, inner, row_strides)
     slot = {i: f"{ref[o]}[{index[o]}]" for i, o in slot.items()}
     slot.update({i: f"s{i}[{lin}]" for i in cached if i not in slot})
     stored: set[int] = set()
@@ -231,54 +219,51 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
         if slot[n.id].startswith(f"s{n.id}["):
             body.append(f"{c_type(n.dtype)} s{n.id}[{row_len}];")
     # Element values divided by a per-row value multiply by its reciprocal, taken once a row.
-    recips = {n.args[1].id for n in order if n.op == "truediv" and n.dtype.kind == "f"
+    recips = {n.args[1].id for n in sched.order if n.op == "truediv" and n.dtype.kind == "f"
               and levels[n.id] == "elem" and levels[n.args[1].id] == "row"}
 
     def reciprocal(n: Node) -> None:
         if n.id in recips:
             t = c_type(n.dtype)
             body.append(f"const {t} rinv{n.id} = ({t})1 / {names[n.id]};")
-    for n in order:
-        if levels[n.id] != "row" or n.id in names:
-            continue
-        if n.op != "reduce":
-            text = printer.expr(n, names)
-            names[n.id] = f"t{n.id}"
-            body.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+    for step in sched.steps:
+        if isinstance(step, Node):  # a row value, once per row
+            text = printer.expr(step, names)
+            names[step.id] = f"t{step.id}"
+            body.append(f"const {c_type(step.dtype)} t{step.id} = {text};")
+            reciprocal(step)
+        elif step.reduce is None:  # the last pass: element stores
+            finish = [f"{ref[o]}[{index[o]}] = {{v{i}}};" for i, (o, _) in enumerate(step.stores)]
+            body += element_pass(step.values, finish, "omp simd")
+        else:
+            n = step.reduce
+            combine, value = n.args
+            acc_dtype = np.dtype(np.float64) if combine in ("sum", "prod") and n.dtype.kind == "f" \
+                else n.dtype
+            T = c_type(acc_dtype)
+            update, omp_op = _COMBINE[combine]
+            init = {"sum": "0", "prod": "1"}.get(combine) or _extreme_init(combine, acc_dtype)
+            nan_check = combine in ("max", "min") and acc_dtype.kind == "f"
+            clauses = f"reduction({omp_op}:acc)" + (" reduction(|:nan)" if nan_check else "")
+            whole = not outer and big and n_reduce == 1 and len(inner) == 1
+            pragma = f"omp {'parallel for ' if whole else ''}simd {clauses}"
+            finish = [f"acc = {update.format(T=T, v='{v0}')};"]
+            if nan_check:
+                finish.append("nan |= ({v0} != {v0});")
+            names[n.id] = f"red{n.id}"
+            body.append(f"{c_type(n.dtype)} red{n.id};")
+            body.append("{")
+            body.append(f"    {T} acc = {init};")
+            if nan_check:
+                body.append("    int nan = 0;")
+            body += ["    " + x for x in element_pass([value], finish, pragma)]
+            result = f"(nan ? ({T})NAN : acc)" if nan_check else "acc"
+            body.append(f"    red{n.id} = ({c_type(n.dtype)}){result};")
+            body.append("}")
             reciprocal(n)
-            continue
-        combine, value = n.args
-        acc_dtype = np.dtype(np.float64) if combine in ("sum", "prod") and n.dtype.kind == "f" \
-            else n.dtype
-        T = c_type(acc_dtype)
-        update, omp_op = _COMBINE[combine]
-        init = {"sum": "0", "prod": "1"}.get(combine) or _extreme_init(combine, acc_dtype)
-        nan_check = combine in ("max", "min") and acc_dtype.kind == "f"
-        clauses = f"reduction({omp_op}:acc)" + (" reduction(|:nan)" if nan_check else "")
-        whole = not outer and big and n_reduce == 1 and len(inner) == 1
-        pragma = f"omp {'parallel for ' if whole else ''}simd {clauses}"
-        finish = [f"acc = {update.format(T=T, v='{v0}')};"]
-        if nan_check:
-            finish.append("nan |= ({v0} != {v0});")
-        names[n.id] = f"red{n.id}"
-        body.append(f"{c_type(n.dtype)} red{n.id};")
-        body.append("{")
-        body.append(f"    {T} acc = {init};")
-        if nan_check:
-            body.append("    int nan = 0;")
-        body += ["    " + x for x in element_pass([value], finish, pragma)]
-        result = f"(nan ? ({T})NAN : acc)" if nan_check else "acc"
-        body.append(f"    red{n.id} = ({c_type(n.dtype)}){result};")
-        body.append("}")
-        reciprocal(n)
-    elem_stores = [(o, v) for o, v in stores if levels[v.id] == "elem"]
-    if elem_stores:
-        finish = [f"{ref[o]}[{index[o]}] = {{v{i}}};" for i, (o, _) in enumerate(elem_stores)]
-        body += element_pass([v for _, v in elem_stores], finish, "omp simd")
-    for o, v in stores:
-        if levels[v.id] != "elem":
-            value = names[v.id] if v.id in names else printer.expr(v, names)
-            body.append(f"{ref[o]}[{index[o]}] = {value};")
+    for o, v in sched.row_stores:
+        value = names[v.id] if v.id in names else printer.expr(v, names)
+        body.append(f"{ref[o]}[{index[o]}] = {value};")
     loops = [{"var": loop_vars[k], "size": spec.loops[k].size, "pragma": ""} for k in outer]
     if orphan:
         assert not inner, "only pointwise kernels run concurrently"

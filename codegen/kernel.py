@@ -183,3 +183,63 @@ def node_levels(order: list[Node], moves: dict[int, bool]) -> dict[int, str]:
             levels[n.id] = max((levels[a.id] for a in n.args if isinstance(a, Node)),
                                key=_LEVEL.get, default="const")
     return levels
+
+
+def kernel_stores(spec: KernelSpec) -> list[tuple[int, Node]]:
+    """Every (operand, value) the kernel stores, the classic reduction's result included."""
+    stores = list(spec.stores)
+    if spec.combine is not None:
+        out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
+        stores.append((spec.reduce_out,
+                       spec.builder.reduce(spec.combine, spec.reduce_value, out_dtype)))
+    return stores
+
+
+@dataclass
+class RowPass:
+    """One walk over the reduced loops: it computes the element values `values` need, then
+    folds them into `reduce` (a reduce node) or, the last pass, stores them (`stores`)."""
+
+    values: list[Node]
+    reduce: Node | None = None
+    stores: list[tuple[int, Node]] = field(default_factory=list)
+
+
+@dataclass
+class RowSchedule:
+    """How a kernel computes each row (kept index), decided once for every printer: constants
+    first, then in order row values (once per row) and passes over the reduced loops, then the
+    per-row stores. `multi_pass` holds the element values more than one pass needs (a printer
+    may keep them between passes, as C's scratch rows do, or recompute them)."""
+
+    stores: list[tuple[int, Node]]
+    order: list[Node]
+    levels: dict[int, str]
+    moves: dict[int, bool]  # operand -> whether its address moves along the reduced loops
+    steps: list[Node | RowPass]
+    row_stores: list[tuple[int, Node]]
+    multi_pass: set[int]
+
+
+def row_schedule(spec: KernelSpec) -> RowSchedule:
+    """The passes of a kernel over its reduced loops (none for a pointwise kernel)."""
+    stores = kernel_stores(spec)
+    moves = {o: any(lp.strides[o] != 0 for lp in spec.loops if lp.reduce)
+             for o in range(len(spec.operands))}
+    order = reachable([v for _, v in stores])
+    levels = node_levels(order, moves)
+    steps: list[Node | RowPass] = []
+    for n in order:
+        if levels[n.id] == "row":
+            steps.append(RowPass([n.args[1]], reduce=n) if n.op == "reduce" else n)
+    elem = [(o, v) for o, v in stores if moves[o]]
+    if elem:
+        steps.append(RowPass([v for _, v in elem], stores=elem))
+    uses: dict[int, int] = {}
+    for p in steps:
+        if isinstance(p, RowPass):
+            for n in reachable(p.values):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    multi = {i for i, k in uses.items() if k > 1 and levels[i] == "elem"}
+    return RowSchedule(stores, order, levels, moves, steps,
+                       [(o, v) for o, v in stores if not moves[o]], multi)

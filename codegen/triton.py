@@ -16,7 +16,7 @@ import numpy as np
 
 from ..frontend.errors import CompileError
 from ..frontend.ops.expr import Node, reachable
-from .kernel import KernelSpec, Loop, node_levels
+from .kernel import KernelSpec, Loop, kernel_stores, row_schedule
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "triton"),
@@ -200,23 +200,13 @@ def _wide(spec: KernelSpec, extra: int) -> bool:
                for o in range(len(spec.operands)))
 
 
-def _values(spec: KernelSpec) -> list[tuple[int, Node]]:
-    """Every (operand, value) the kernel stores, the classic reduction's result included."""
-    stores = list(spec.stores)
-    if spec.combine is not None:
-        out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
-        stores.append((spec.reduce_out,
-                       spec.builder.reduce(spec.combine, spec.reduce_value, out_dtype)))
-    return stores
-
-
 def render_kernel(spec: KernelSpec, name: str) -> tuple[str, Launch | None]:
     """The @triton.jit function of one kernel (params b0, b1, ... in spec buffer order) and its
     launch; the launch is None when the kernel has no work (a zero-size shape)."""
     params = [f"b{i}" for i in range(len(spec.buffers))]
     pointers = [POINTER_TYPES[np.dtype(d).name] for d in spec.dtypes]
     if any(lp.reduce for lp in spec.loops) or any(
-            n.op == "reduce" for n in reachable([v for _, v in _values(spec)])):
+            n.op == "reduce" for n in reachable([v for _, v in kernel_stores(spec)])):
         return _render_reduction(spec, name, params, pointers)
     return _render_pointwise(spec, name, params, pointers)
 
@@ -229,7 +219,7 @@ def _pointwise_body(spec: KernelSpec, prefix: str = "") -> list[str]:
     ref = {o: f"{prefix}b{buf}" for o, buf in enumerate(spec.operands)}
     load = {o: f"tl.load({ref[o]} + {off}, mask=xmask)" if off else
             _scalar_load(ref[o], "[XBLOCK]") for o, off in offsets.items()}
-    stores = _values(spec)
+    stores = kernel_stores(spec)
     names = _emit(TritonPrinter(load), reachable([v for _, v in stores]), {}, body)
     for o, v in stores:
         body.append(f"tl.store({ref[o]} + {offsets[o] or 'x'}, {names[v.id]}, mask=xmask)")
@@ -332,8 +322,9 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
     rlines, ridx = _index_lines("r", inner, "ri")
     xoff = {o: _offset(o, outer, xidx) for o in n_ops}
     roff = {o: _offset(o, inner, ridx) for o in n_ops}
-    moves = {o: bool(roff[o]) for o in n_ops}
     ref = {o: f"b{buf}" for o, buf in enumerate(spec.operands)}
+    sched = row_schedule(spec)
+    moves, levels = sched.moves, sched.levels
     load = {}
     for o in n_ops:
         off = " + ".join(t for t in (xoff[o], roff[o]) if t)
@@ -341,15 +332,12 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
         load[o] = f"tl.load({ref[o]} + {off}, mask={mask})" if off else \
             _scalar_load(ref[o], "[XBLOCK, 1]")
     printer = TritonPrinter(load)
-    stores = _values(spec)
-    order = reachable([v for _, v in stores])
-    levels = node_levels(order, moves)
     wide = _wide(spec, xblock * rblock)
     r = "rbase" if persistent else "roff + rbase"
     header = [f"r = ({r}).to(tl.int64)" if wide else f"r = {r}", f"rmask = r < {extent}"] + rlines
     names: dict[int, str] = {}
     # Constants, and what is computed from constants alone, once at the top.
-    _emit(printer, [n for n in order if levels[n.id] == "const"], names, body)
+    _emit(printer, [n for n in sched.order if levels[n.id] == "const"], names, body)
     if persistent:
         body += header
 
@@ -365,12 +353,17 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
         lines += [f.format(*[local[v.id] for v in values]) for f in finish]
         return [f"for roff in range(0, {extent}, RBLOCK):"] + ["    " + x for x in lines]
 
-    for n in order:
-        if levels[n.id] != "row" or n.id in names:
+    for step in sched.steps:
+        if isinstance(step, Node):  # a row value, once per row
+            _emit(printer, [step], names, body)
             continue
-        if n.op != "reduce":
-            _emit(printer, [n], names, body)
+        if step.reduce is None:  # the last pass: element stores
+            offs = [" + ".join(t for t in (xoff[o], roff[o]) if t) for o, _ in step.stores]
+            body += elem_pass(step.values,
+                              [f"tl.store({ref[o]} + {off}, {{{i}}}, mask=xmask & rmask)"
+                               for i, ((o, _), off) in enumerate(zip(step.stores, offs))])
             continue
+        n = step.reduce
         combine, value = n.args
         T = tl_type(n.dtype)
         init = _init(combine, n.dtype)
@@ -390,15 +383,8 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
             body[-1] += f".to({T})"
         body[-1] += "[:, None]"
         names[n.id] = f"t{n.id}"
-    elem = [(o, v) for o, v in stores if moves[o]]
-    if elem:
-        offs = [" + ".join(t for t in (xoff[o], roff[o]) if t) for o, _ in elem]
-        body += elem_pass([v for _, v in elem],
-                          [f"tl.store({ref[o]} + {off}, {{{i}}}, mask=xmask & rmask)"
-                           for i, ((o, _), off) in enumerate(zip(elem, offs))])
-    for o, v in stores:
-        if not moves[o]:
-            body.append(f"tl.store({ref[o]} + {xoff[o] or 'x'}, {names[v.id]}, mask=xmask)")
+    for o, v in sched.row_stores:
+        body.append(f"tl.store({ref[o]} + {xoff[o] or 'x'}, {names[v.id]}, mask=xmask)")
     tile = xblock * rblock
     src = _ENV.get_template("reduction.py.j2").render(
         name=name, params=params, rows=rows, extent=extent, body=body, wide=wide)
