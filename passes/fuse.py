@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes, value_inputs
 
@@ -108,13 +111,15 @@ def run_concurrently(steps: list[Step], graph) -> list[Step]:
 class _Group:
     """A kernel being grown: its ops, shape S, reduce axes, and the level of each value made."""
 
-    def __init__(self, shape: tuple[int, ...]) -> None:
+    def __init__(self, shape: tuple[int, ...], index: int) -> None:
+        self.index = index  # its place in the step order
         self.ops: list[OpDesc] = []
         self.shape = tuple(shape)
         self.axes: tuple[int, ...] | None = None
         self.level: dict[str, str] = {}  # var -> 'elem' (over S) or 'row' (over K)
         self.matmul = False  # its first op is a matrix product the kernel computes
         self.split = ""  # why it does not continue the kernel before it
+        self.reads: set[str] = set()  # values its ops read
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -134,91 +139,142 @@ class _Group:
                     return False
         return True
 
-    def add(self, op: OpDesc, level: str) -> None:
+    def add(self, op: OpDesc, level: str, reads: list[str]) -> None:
         self.ops.append(op)
+        self.reads.update(reads)
         for n in op.output_arg_names:
             self.level[n] = level
 
 
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
-              storage: dict[str, str] | None = None, products: set[str] = frozenset()
-              ) -> list[_Group | OpDesc]:
-    """Greedy, in program order: each op joins the open group if it fits, else starts one.
+              storage: dict[str, str] | None = None, products: set[str] = frozenset(),
+              reads: list[list[str]] | None = None) -> list[_Group | OpDesc]:
+    """Kernels chosen by dependency, in program order: each op may join any kernel after the
+    last step it depends on in the scheduler graph (by storage: RAW, WAR, WAW), so nothing moves
+    past what it must follow and no cycle forms. Among the kernels it fits (same iteration
+    space; a reduction over the same axes; the row-fusion rules) it joins the one saving the
+    most bytes of memory traffic: values made there (vertical) or read there too (horizontal).
+    With nothing saved it joins the open kernel (the last one, if nothing closed it), as fusion
+    by adjacency did, or starts a kernel.
 
     reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
     more reductions and per-row epilogues follow it in the same kernel; the ops writing a var in
     `products` (matrix products generated as code) start kernels that pointwise ops over their
-    result may join.
+    result may join. `reads` are the ops' value inputs (value_inputs).
     """
+    from .scheduler import SchedulerGraph  # the graph module builds on this one's step types
+
+    storage = storage or {}
+    deps = SchedulerGraph(ops, storage).dependencies()
+    reads = reads or [value_inputs(op, infos) for op in ops]
     groups: list[_Group | OpDesc] = []
-    cur: _Group | None = None
+    placed: list[int] = []  # op index -> index in groups
+    cur: _Group | None = None  # the open kernel: fusion by adjacency continues it
     why = ""  # why the next kernel does not continue the open one, for `fluidc inspect`
 
     def start(shape) -> _Group:
-        g = _Group(shape)
+        g = _Group(shape, len(groups))
         g.split = why
         groups.append(g)
         return g
 
-    def apart(out: tuple, axes=None) -> str:
-        """Why an op over `out` (reducing `axes`) does not join the open kernel."""
-        if cur is None:
+    def apart(g: _Group | None, out: tuple, axes=None) -> str:
+        """Why an op over `out` (reducing `axes`) does not join kernel g."""
+        if g is None:
             return why
-        if out != cur.shape and out != cur.kept:
-            return f"its shape {list(out)} is not the kernel's {list(cur.shape)}"
-        if axes is not None and cur.matmul:
+        if out != g.shape and out != g.kept:
+            return f"its shape {list(out)} is not the kernel's {list(g.shape)}"
+        if axes is not None and g.matmul:
             return "a reduction does not join a matrix product's epilogue"
-        if axes is not None and cur.axes is not None and cur.axes != axes:
-            return f"it reduces axes {list(axes)}, the kernel {list(cur.axes)}"
-        if cur.axes is not None and not row_fusion:
+        if axes is not None and g.axes is not None and g.axes != axes:
+            return f"it reduces axes {list(axes)}, the kernel {list(g.axes)}"
+        if g.axes is not None and not row_fusion:
             return "row fusion is off"
         return "a value it reads from the kernel is not aligned element by element"
 
-    storage = storage or {}
-    for op in ops:
+    def level_in(g: _Group, op: OpDesc, kind: str) -> str | None:
+        """The level op would take in g ('elem' or 'row'), or None if it does not fit."""
+        made = {storage.get(n, n) for n in g.level}
+        if any(n not in g.level and storage.get(n, n) in made for n in op.input_arg_names):
+            return None  # it reads, under another name, memory the kernel writes
+        if kind == "pointwise":
+            out = tuple(infos[op.output_arg_names[0]].shape)
+            if out == g.shape and g.internal_inputs_fit(op, infos, True) \
+                    and (row_fusion or g.axes is None):
+                return "elem"
+            if row_fusion and g.axes is not None and out == g.kept \
+                    and g.internal_inputs_fit(op, infos, False):
+                return "row"
+            return None
+        x = op.input("X")[0]
+        shape = tuple(infos[x].shape)
+        axes = get_op_def(op.type).reduce_axes(op.attrs, len(shape))
+        fits = (reduce_prologue and shape == g.shape and not g.matmul
+                and g.level.get(x, "elem") == "elem"
+                and (g.axes is None or (row_fusion and g.axes == axes)))
+        return "row" if fits else None
+
+    def saved(g: _Group, i: int) -> int:
+        """Bytes of traffic op i saves in g: its inputs made or read there are loaded once."""
+        return sum(int(np.prod(infos[n].shape)) * to_numpy_dtype(infos[n].dtype).itemsize
+                   for n in reads[i] if n in g.level or n in g.reads)
+
+    for i, op in enumerate(ops):
         kind = get_op_def(op.type).kind
+        after = max((placed[j] for j in deps.predecessors(i)), default=-1)
+        if cur is not None and cur.index < after:
+            why, cur = f"'{op.type}' must follow a later step", None
         if cur is not None:
-            made = {storage.get(n, n) for n in cur.level}
-            alias = next((n for n in op.input_arg_names
-                          if n not in cur.level and storage.get(n, n) in made), None)
+            alias = next((n for n in op.input_arg_names if n not in cur.level
+                          and storage.get(n, n) in {storage.get(m, m) for m in cur.level}), None)
             if alias is not None:
                 why = f"'{op.type}' reads, as '{alias}', memory the kernel writes"
                 cur = None
+        best, best_level, best_score = None, None, 0
+        if kind in ("pointwise", "reduction") and fuse:
+            for g in groups[max(after, 0):]:
+                if not isinstance(g, _Group):
+                    continue
+                level = level_in(g, op, kind)
+                score = saved(g, i)
+                # Only the open kernel is joined for nothing saved; a product's epilogue must
+                # use what the kernel makes.
+                if level is None or (g is not cur and (
+                        not score or g.matmul and not any(n in g.level for n in reads[i]))):
+                    continue
+                if best is None or score > best_score:
+                    best, best_level, best_score = g, level, score
         if kind == "pointwise":
-            out = tuple(infos[op.output_arg_names[0]].shape)
-            if fuse and cur is not None and out == cur.shape and cur.internal_inputs_fit(op, infos, True) \
-                    and (row_fusion or cur.axes is None):
-                cur.add(op, "elem")
-            elif fuse and cur is not None and row_fusion and cur.axes is not None and out == cur.kept \
-                    and cur.internal_inputs_fit(op, infos, False):
-                cur.add(op, "row")
-            else:
-                why = apart(out) if fuse else "fusion is off"
-                cur = start(out)
-                cur.add(op, "elem")
+            if best is None:
+                why = apart(cur, tuple(infos[op.output_arg_names[0]].shape)) if fuse \
+                    else "fusion is off"
+                best, best_level = start(infos[op.output_arg_names[0]].shape), "elem"
+            best.add(op, best_level, reads[i])
+            cur = best if best is groups[-1] else cur
         elif kind == "reduction":
             x = op.input("X")[0]
             shape = tuple(infos[x].shape)
             axes = get_op_def(op.type).reduce_axes(op.attrs, len(shape))
-            joins = (fuse and reduce_prologue and cur is not None and shape == cur.shape
-                     and not cur.matmul and cur.level.get(x, "elem") == "elem"
-                     and (cur.axes is None or (row_fusion and cur.axes == axes)))
-            if not joins:
-                why = apart(shape, axes) if fuse and reduce_prologue else "reduction fusion is off"
-                cur = start(shape)
-            cur.axes = axes
-            cur.add(op, "row")
+            if best is None:
+                why = apart(cur, shape, axes) if fuse and reduce_prologue \
+                    else "reduction fusion is off"
+                best = start(shape)
+            best.axes = axes
+            best.add(op, "row", reads[i])
+            cur = best if best is groups[-1] else cur
             if not row_fusion:
                 why, cur = "row fusion is off", None
         elif products.intersection(op.outputs.get("Out", ())):
             why = "a generated matrix product starts a kernel"
-            cur = start(infos[op.output("Out")[0]].shape)
+            best = cur = start(infos[op.output("Out")[0]].shape)
             cur.matmul = True
-            cur.add(op, "elem")
+            cur.add(op, "elem", reads[i])
         else:
             why, cur = f"after the library call '{op.type}'", None
             groups.append(op)
+        placed.append(best.index if isinstance(best, _Group) and best.ops[-1] is op
+                      else len(groups) - 1)
     return groups
 
 
@@ -227,8 +283,9 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
                 row_fusion: bool = True, storage: dict[str, str] | None = None,
                 products: set[str] = frozenset()) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
-    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products)
-    reads = {id(op): value_inputs(op, infos) for op in ops}  # shape-only inputs left out
+    values = [value_inputs(op, infos) for op in ops]  # shape-only inputs left out
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values)
+    reads = {id(op): v for op, v in zip(ops, values)}
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
     for i in range(len(groups) - 1, -1, -1):

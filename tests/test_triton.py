@@ -285,9 +285,10 @@ def test_kernels_compile_for_a_real_gpu():
         xi = fluid.layers.cast(x * 10.0, "int64")
         ints = op("elementwise_mod", X=xi, Y=xi - 3) + op("elementwise_floordiv", X=xi, Y=xi)
         chain = fluid.layers.elementwise_pow(fluid.layers.tanh(x), x) * op("gelu", X=x)
-        # Independent pointwise kernels of different shapes, one after the other: multi-tensor.
-        c = fluid.layers.cast(fluid.layers.argmax(x, axis=1), "float32")  # a library call's
-        independent = [fluid.layers.scale(x, 3.0), fluid.layers.scale(c, 5.0)]
+        # Independent pointwise kernels sharing no input, one after the other: multi-tensor.
+        amax, amin = fluid.layers.argmax(x, axis=1), fluid.layers.argmin(x, axis=0)  # library calls
+        c, d = fluid.layers.cast(amax, "float32"), fluid.layers.cast(amin, "float32")
+        independent = [fluid.layers.scale(c, 3.0), fluid.layers.scale(d, 5.0)]
         return independent + [fluid.layers.softmax(x), fluid.layers.reduce_sum(x, dim=[0]),
                 fluid.layers.softmax(fluid.layers.reshape(x, [35, 1000])),
                 fluid.layers.reduce_max(fluid.layers.reshape(x, [-1]), dim=[0]), chain, ints,
