@@ -64,3 +64,24 @@ def test_inspect_says_why_a_kernel_stands_alone_and_what_the_arena_holds():
     e = np.exp(xs - xs.max(1, keepdims=True))
     want = np.exp((e / e.sum(1, keepdims=True)).sum(0)).reshape(2, 3)
     np.testing.assert_allclose(exe.run(feed={"x": xs}, fetch_list=[out])[0], want, rtol=1e-5)
+
+
+def test_fusion_by_dependency_joins_across_an_independent_library_call_only():
+    x = fluid.layers.data(name="x", shape=[4, 6], dtype="float32", append_batch_size=False)
+    a = fluid.layers.relu(x)
+    m = fluid.layers.cast(fluid.layers.argmax(x, axis=1), "float32")   # a library call
+    b = fluid.layers.scale(a, 2.0)              # needs only a: joins relu's kernel, before argmax
+    c = fluid.layers.elementwise_add(a, fluid.layers.reshape(m, [4, 1]))  # needs the call
+    lowered = lower_for_batch(fluid.default_main_program(), ["x"], [b.name, c.name], 1)
+    from fluidc.passes.fuse import Extern, Kernel
+    kinds = [(type(s).__name__, [op.type for op in getattr(s, "ops", [])]) for s in lowered.steps]
+    first = next(k for k, s in enumerate(lowered.steps) if isinstance(s, Kernel))
+    assert [op.type for op in lowered.steps[first].ops] == ["relu", "scale"], kinds
+    call = next(k for k, s in enumerate(lowered.steps)
+                if isinstance(s, Extern) and s.op.type == "arg_max")
+    later = [op.type for s in lowered.steps[call + 1:] for op in getattr(s, "ops", [])]
+    assert "elementwise_add" in later, kinds  # never moved before what it reads
+    xs = np.random.default_rng(1).normal(size=(4, 6)).astype("float32")
+    got = fluid.Executor(fluid.CPUPlace()).run(feed={"x": xs}, fetch_list=[b, c])
+    np.testing.assert_allclose(got[0], np.maximum(xs, 0) * 2)
+    np.testing.assert_allclose(got[1], np.maximum(xs, 0) + xs.argmax(1)[:, None])
