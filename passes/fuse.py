@@ -165,8 +165,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
     """
     from .scheduler import SchedulerGraph  # the graph module builds on this one's step types
 
-    storage = storage or {}
-    deps = SchedulerGraph(ops, storage).dependencies()
+    graph = SchedulerGraph(ops, storage)
+    deps = graph.dependencies()
     reads = reads or [value_inputs(op, infos) for op in ops]
     groups: list[_Group | OpDesc] = []
     placed: list[int] = []  # op index -> index in groups
@@ -193,11 +193,16 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             return "row fusion is off"
         return "a value it reads from the kernel is not aligned element by element"
 
+    def aliased(g: _Group, op: OpDesc) -> str | None:
+        """An input op reads, under another name, from storage kernel g writes."""
+        made = {graph.storage(n) for n in g.level}
+        return next((n for n in op.input_arg_names
+                     if n not in g.level and graph.storage(n) in made), None)
+
     def level_in(g: _Group, op: OpDesc, kind: str) -> str | None:
         """The level op would take in g ('elem' or 'row'), or None if it does not fit."""
-        made = {storage.get(n, n) for n in g.level}
-        if any(n not in g.level and storage.get(n, n) in made for n in op.input_arg_names):
-            return None  # it reads, under another name, memory the kernel writes
+        if aliased(g, op) is not None:
+            return None
         if kind == "pointwise":
             out = tuple(infos[op.output_arg_names[0]].shape)
             if out == g.shape and g.internal_inputs_fit(op, infos, True) \
@@ -226,8 +231,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         if cur is not None and cur.index < after:
             why, cur = f"'{op.type}' must follow a later step", None
         if cur is not None:
-            alias = next((n for n in op.input_arg_names if n not in cur.level
-                          and storage.get(n, n) in {storage.get(m, m) for m in cur.level}), None)
+            alias = aliased(cur, op)
             if alias is not None:
                 why = f"'{op.type}' reads, as '{alias}', memory the kernel writes"
                 cur = None
