@@ -10,7 +10,8 @@ import os
 import numpy as np
 import pytest
 
-import fluidc as fluid
+os.environ.setdefault("TRITON_INTERPRET", "1")  # before any Triton kernel is decorated
+import fluidc as fluid  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "paddle", "aliasing.npz")
 RTOL, ATOL = 1e-5, 1e-6
@@ -32,6 +33,7 @@ STRATEGIES = {
     "memory_optimize_only": dict(OFF, memory_optimize=True),
     "all_off": OFF,
 }
+TRITON = ["defaults", "inplace_only", "memory_optimize_only", "all_off"]  # CUDAPlace subset
 
 
 def data(name, shape, stop_gradient=True):
@@ -123,11 +125,23 @@ def close(got, want, what):
 @pytest.mark.parametrize("flags", list(STRATEGIES.values()), ids=list(STRATEGIES))
 @pytest.mark.parametrize("case", list(CASES))
 def test_matches_paddle(case, flags, program_memory_optimize, fixture):
+    check(case, flags, program_memory_optimize, fixture, fluid.CPUPlace())
+
+
+@pytest.mark.parametrize("flags", [STRATEGIES[k] for k in TRITON], ids=TRITON)
+@pytest.mark.parametrize("case", list(CASES))
+def test_matches_paddle_on_triton(case, flags, fixture):
+    pytest.importorskip("triton")
+    check(case, flags, False, fixture, fluid.CUDAPlace(0))
+
+
+def check(case, flags, program_memory_optimize, fixture, place):
+    """Run the case from the fixture's weights on `place` and compare every step's fetches."""
     d = {k[len(case) + 1:]: v for k, v in fixture.items() if k.startswith(case + "/")}
     main, startup, fetches = build(case)
     if program_memory_optimize:
         fluid.memory_optimize(main)
-    scope, exe = fluid.Scope(), fluid.Executor(fluid.CPUPlace())
+    scope, exe = fluid.Scope(), fluid.Executor(place)
     exe.run(startup, scope=scope)
     ours = [p.name for p in main.all_parameters()]
     theirs = [str(n) for n in d["params"]]
