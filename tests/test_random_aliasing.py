@@ -297,3 +297,17 @@ def test_training_gradients_agree_with_reference_on_triton(prog, seed):
 @given(training_programs(), st.integers(0, 2**31))
 def test_training_gradients_agree_with_reference_slow(prog, seed):
     _run_training(prog, seed, [fluid.CPUPlace(), fluid.CUDAPlace(0)], STRATEGIES)
+
+
+def test_fetched_results_are_not_overwritten_by_later_runs_on_any_place():
+    pytest.importorskip("triton")
+    x = fluid.layers.data(name="x", shape=[3], dtype="float32", append_batch_size=False)
+    out = fluid.layers.exp(x)
+    for place in (fluid.CPUPlace(), fluid.CUDAPlace(0)):
+        exe = fluid.Executor(place)
+        first = exe.run(feed={"x": np.zeros(3, "float32")}, fetch_list=[out])[0]
+        held = exe.run(feed={"x": np.zeros(3, "float32")}, fetch_list=[out],
+                       return_numpy=False)[0]
+        exe.run(feed={"x": np.ones(3, "float32")}, fetch_list=[out])
+        np.testing.assert_array_equal(first, np.ones(3, "float32"), err_msg=str(place))
+        np.testing.assert_array_equal(np.array(held), np.ones(3, "float32"), err_msg=str(place))
