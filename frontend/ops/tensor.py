@@ -499,6 +499,24 @@ def _matmul_grads(x, y, d, a):
     return dx, dy
 
 
+def _matmul_grad_run(ins, outs, a, rng):
+    """Each grad asked for as one product straight into its output, when no operand was
+    broadcast or promoted from 1-D; otherwise through _matmul_grads and a copy."""
+    x, y, d = ins["X"][0], ins["Y"][0], ins["Out@GRAD"][0]
+    tx, ty, alpha = _mm_flags(a)
+    if x.ndim < 2 or y.ndim < 2 or x.shape[:-2] != y.shape[:-2]:
+        return _grads_run(_matmul_grads)(ins, outs, a, rng)
+    x2, y2 = _as_matrices(x, y, tx, ty)
+    d2 = d.reshape(x.shape[:-2] + (x2.shape[-2], y2.shape[-1]))
+    for slot, left, right in (("X@GRAD", *((y2, _mt(d2)) if tx else (d2, _mt(y2)))),
+                              ("Y@GRAD", *((_mt(d2), x2) if ty else (_mt(x2), d2)))):
+        out = outs[slot][0] if outs.get(slot) else None
+        if out is not None:
+            torch.matmul(left, right, out=out)
+            if alpha != 1.0:
+                out.mul_(alpha)
+
+
 def _matmul_ref(ins, a):
     x, y = np.asarray(ins["X"][0]), np.asarray(ins["Y"][0])
     out = np.asarray(_matmul_fwd(x, y, a), dtype=x.dtype)
@@ -526,7 +544,7 @@ for _type, _attrs in (("matmul", MATMUL_ATTRS), ("matmul_v2", MATMUL_V2_ATTRS)):
     _define(_type, "extern", ["X", "Y"], ["Out"], _attrs, _matmul_infer_fn(_type), _matmul_run,
             _matmul_ref, _matmul_grad_maker(_type + "_grad"))
     _define(_type + "_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], _attrs,
-            _xy_grad_infer, _grads_run(_matmul_grads), _grads_ref(_matmul_grads))
+            _xy_grad_infer, _matmul_grad_run, _grads_ref(_matmul_grads))
 
 
 # ---------------------------------------------------------------------------------------------
