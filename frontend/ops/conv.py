@@ -1,6 +1,8 @@
 """Convolution and pooling: conv2d, depthwise_conv2d and pool2d with their grads (library calls).
 
-Filters are OIHW whatever the data_format; the torch runs work in NCHW and permute at the edges.
+Filters are OIHW whatever the data_format; the torch runs work on NCHW views (NHWC tensors
+permuted). Runs call torch's forward and backward kernels directly, no autograd, and write into
+the outputs where torch has a kernel with out=, else copy the kernel's result once.
 """
 from __future__ import annotations
 
@@ -171,18 +173,27 @@ def _conv_ref(ins, a):
     return {"Output": [np.ascontiguousarray(_from_nchw(out, fmt)).astype(x.dtype)]}
 
 
-def _conv_torch(x, w, a):
-    fmt, (t, b, l, r), strides, dil = conv_geometry("conv2d", tuple(x.shape), tuple(w.shape), a)
+def _conv_call(x, w, a, op: str):
+    """What torch's convolution kernels take for a Paddle conv over NCHW or NHWC tensors:
+    (format, x as an NCHW view, padding, strides, dilations, groups, [t, b, l, r] or None).
+
+    torch pads both sides of a dim alike: asymmetric paddings are applied explicitly (a padded
+    copy of x, the last item says which), so the kernel then pads nothing."""
+    fmt, (t, b, l, r), strides, dil = conv_geometry(op, tuple(x.shape), tuple(w.shape), a)
     x = _nchw(x, fmt)
-    if (t, l) != (b, r):
-        x, pad = F.pad(x, (l, r, t, b)), (0, 0)
-    else:
-        pad = (t, l)
-    return _from_nchw(F.conv2d(x, w, None, strides, pad, dil, int(a["groups"] or 1)), fmt)
+    g = int(a["groups"] or 1)
+    if (t, l) == (b, r):
+        return fmt, x, [t, l], strides, dil, g, None
+    return fmt, F.pad(x, (l, r, t, b)), [0, 0], strides, dil, g, (t, b, l, r)
 
 
 def _conv_run(ins, outs, a, rng):
-    outs["Output"][0].copy_(_conv_torch(ins["Input"][0], ins["Filter"][0], a))
+    fmt, x, pad, strides, dil, g, _ = _conv_call(ins["Input"][0], ins["Filter"][0], a, "conv2d")
+    # One copy of the kernel's result into the output (NHWC: its NCHW view). aten's
+    # convolution.out is a generated wrapper doing the same (no backend writes into a given
+    # tensor), measured a few microseconds slower.
+    _nchw(outs["Output"][0], fmt).copy_(
+        torch.convolution(x, ins["Filter"][0], None, strides, pad, dil, False, [0, 0], g))
 
 
 def _conv_grad_maker(grad_type: str):
@@ -203,24 +214,31 @@ def _conv_grad_ref(ins, a):
             "Filter@GRAD": [dw.astype(w.dtype)]}
 
 
-def _autograd(fn, args: list, dout, outs: dict) -> None:
-    """Grads of fn(*tensors) against dout by torch autograd, into outs['<slot>@GRAD'] where bound.
-
-    args: [(slot, tensor)], in fn's parameter order."""
-    want = [bool(outs.get(s + "@GRAD")) and outs[s + "@GRAD"][0] is not None for s, _ in args]
-    if not any(want):
-        return
-    with torch.enable_grad():
-        leaves = [t.detach().requires_grad_(w) for (_, t), w in zip(args, want)]
-        grads = torch.autograd.grad(fn(*leaves), [v for v, w in zip(leaves, want) if w], dout)
-    for (s, _), g in zip([x for x, w in zip(args, want) if w], grads):
-        outs[s + "@GRAD"][0].copy_(g)
+def _bound(outs: dict, slot: str):
+    """The output tensor of `slot`, or None when nobody needs it (absent, or a dropped grad)."""
+    v = outs.get(slot)
+    return v[0] if v else None
 
 
 def _conv_grad_run(ins, outs, a, rng):
-    _autograd(lambda x, w: _conv_torch(x, w, a),
-              [("Input", ins["Input"][0]), ("Filter", ins["Filter"][0])],
-              ins["Output@GRAD"][0], outs)
+    """dInput and dFilter by torch's convolution backward kernel (no forward re-run), each only
+    when bound; the kernel returns fresh tensors, copied once into the outputs."""
+    dx_out, dw_out = _bound(outs, "Input@GRAD"), _bound(outs, "Filter@GRAD")
+    if dx_out is None and dw_out is None:
+        return
+    x, w = ins["Input"][0], ins["Filter"][0]
+    fmt, xc, pad, strides, dil, g, explicit = _conv_call(x, w, a, "conv2d_grad")
+    dx, dw, _ = torch.ops.aten.convolution_backward(
+        _nchw(ins["Output@GRAD"][0], fmt), xc, w, None, strides, pad, dil, False, [0, 0], g,
+        [dx_out is not None, dw_out is not None, False])
+    if dx_out is not None:
+        dx_out = _nchw(dx_out, fmt)
+        if explicit is not None:  # the grad of the padded copy: crop the padding off
+            t, _, l, _ = explicit
+            dx = dx[:, :, t:t + dx_out.shape[2], l:l + dx_out.shape[3]]
+        dx_out.copy_(dx)
+    if dw_out is not None:
+        dw_out.copy_(dw)
 
 
 def _conv_grad_infer(ins, a):
@@ -318,33 +336,85 @@ def _pool_np(x, a, dout=None):
     return np.ascontiguousarray(_from_nchw(res if d is None else dx, fmt))
 
 
-def _pool_torch(x, a):
-    fmt, k, s, (t, b, l, r), out = pool_geometry("pool2d", tuple(x.shape), a)
-    x = _nchw(x, fmt)
+def _torch_pool_size(d: int, k: int, p: int, s: int, ceil: bool) -> int:
+    """torch's pooling output size (padding p on both sides; a ceil_mode window must start
+    inside the input or its leading padding)."""
+    o = (d + 2 * p - k + (s - 1 if ceil else 0)) // s + 1
+    return o - 1 if ceil and (o - 1) * s >= d + p else o
+
+
+def _pool_call(x, a, op: str):
+    """How torch's pooling kernels compute a Paddle pool2d over x (NCHW or NHWC):
+    (format, is_max, kind, ksize, strides, padding, ceil_mode, (t, b, l, r)).
+
+    kind 'adaptive': torch's adaptive kernels (Paddle's and torch's windows are both
+    [floor(j*d/o), ceil((j+1)*d/o))). kind 'native': torch's kernels with their own padding
+    give Paddle's windows. In both, window j starts at j*s - top and is clipped to the input
+    (max pools never see padding, exclusive averages count only the cells inside the input,
+    inclusive ones divide by kh * kw: divisor_override), so they agree whenever torch, padding
+    top/left on both sides, makes Paddle's output size with one ceil_mode for both dims (torch
+    allows at most k // 2 padding; bottom/right padding only decides the size). kind 'padded':
+    otherwise, x padded (or cropped) at the bottom and right explicitly so that windows of
+    torch's unpadded pooling tile Paddle's output, (t, b, l, r) the padding to apply."""
+    fmt, k, s, pads, out = pool_geometry(op, tuple(x.shape), a)
     is_max = a["pooling_type"] == "max"
+    hw = _spatial(tuple(x.shape), fmt)
+    if a["global_pooling"]:
+        return fmt, is_max, "native", k, k, [0, 0], False, None
     if a["adaptive"]:
-        y = (F.adaptive_max_pool2d if is_max else F.adaptive_avg_pool2d)(x, k)
-        return _from_nchw(y, fmt)
-    h, w = x.shape[2:]
+        return fmt, is_max, "adaptive", k, s, [0, 0], False, None
+    t, _, l, _ = pads
+    for ceil in (False, True):
+        if all(p <= kk // 2 and _torch_pool_size(d, kk, p, ss, ceil) == o
+               for d, kk, p, ss, o in zip(hw, k, (t, l), s, out)):
+            return fmt, is_max, "native", k, s, [t, l], ceil, None
     # Pad (or crop) bottom/right so the windows tile exactly Paddle's output size.
-    b = (out[0] - 1) * s[0] + k[0] - h - t
-    r = (out[1] - 1) * s[1] + k[1] - w - l
-    if (t, b, l, r) == (0, 0, 0, 0):  # every window inside: no pad, and exclusive == inclusive
-        y = (F.max_pool2d if is_max else F.avg_pool2d)(x, k, s)
-    elif is_max:
-        y = F.max_pool2d(F.pad(x, (l, r, t, b), value=-math.inf), k, s)
-    else:
-        total = F.avg_pool2d(F.pad(x, (l, r, t, b)), k, s, divisor_override=1)
-        if a["exclusive"] or a["global_pooling"]:
-            ones = F.pad(torch.ones((1, 1, h, w), dtype=x.dtype, device=x.device), (l, r, t, b))
-            y = total / F.avg_pool2d(ones, k, s, divisor_override=1)
-        else:
-            y = total / (k[0] * k[1])
-    return _from_nchw(y, fmt)
+    b = (out[0] - 1) * s[0] + k[0] - hw[0] - t
+    r = (out[1] - 1) * s[1] + k[1] - hw[1] - l
+    return fmt, is_max, "padded", k, s, [0, 0], False, (t, b, l, r)
+
+
+def _inclusive_divisor(a, k) -> int | None:
+    """divisor_override of an average pool: kh * kw unless it is exclusive (None: torch then
+    divides by the window's cells inside the input)."""
+    exclusive = a["exclusive"] or a["global_pooling"] or a["adaptive"]
+    return None if exclusive else k[0] * k[1]
+
+
+def _pad_counts(x, k, s, pads):
+    """Cells of x inside each window of the explicitly padded pooling (exclusive divisor)."""
+    t, b, l, r = pads
+    h, w = x.shape[2:]
+    ones = F.pad(torch.ones((1, 1, h, w), dtype=x.dtype, device=x.device), (l, r, t, b))
+    return F.avg_pool2d(ones, k, s, divisor_override=1)
 
 
 def _pool_run(ins, outs, a, rng):
-    outs["Out"][0].copy_(_pool_torch(ins["X"][0], a))
+    A = torch.ops.aten
+    fmt, is_max, kind, k, s, pad, ceil, explicit = _pool_call(ins["X"][0], a, "pool2d")
+    x, y = _nchw(ins["X"][0], fmt), _nchw(outs["Out"][0], fmt)
+    # Max pools write Out in place through the kernels that also give the argmax indices (the
+    # only ones with out=; torch's max_pool2d makes them too): the indices are the temporary.
+    idx = torch.empty(0, dtype=torch.int64, device=y.device) if is_max else None
+    if kind == "adaptive":
+        if is_max:
+            A.adaptive_max_pool2d.out(x, k, out=y, indices=idx)
+        else:
+            A.adaptive_avg_pool2d.out(x, k, out=y)
+    elif kind == "native":
+        if is_max:
+            A.max_pool2d_with_indices.out(x, k, s, pad, [1, 1], ceil, out=y, indices=idx)
+        else:
+            A.avg_pool2d.out(x, k, s, pad, ceil, False, _inclusive_divisor(a, k), out=y)
+    else:
+        t, b, l, r = explicit
+        if is_max:
+            A.max_pool2d_with_indices.out(F.pad(x, (l, r, t, b), value=-math.inf), k, s, [0, 0],
+                                          [1, 1], False, out=y, indices=idx)
+            return
+        total = F.avg_pool2d(F.pad(x, (l, r, t, b)), k, s, divisor_override=1)
+        div = _inclusive_divisor(a, k)
+        torch.div(total, _pad_counts(x, k, s, explicit) if div is None else div, out=y)
 
 
 def _pool_grad(op: OpDesc) -> list[OpDesc]:
@@ -354,7 +424,51 @@ def _pool_grad(op: OpDesc) -> list[OpDesc]:
 
 
 def _pool_grad_run(ins, outs, a, rng):
-    _autograd(lambda x: _pool_torch(x, a), [("X", ins["X"][0])], ins["Out@GRAD"][0], outs)
+    """dX by torch's pooling backward kernels, written into X@GRAD (no autograd).
+
+    Max pools: torch's backward kernel takes the forward's argmax indices, which Out does not
+    give; they are recomputed by max_pool2d_with_indices (one pass over X; its out and indices
+    are the temporaries). Routing to the first cell equal to Out (Paddle's grad kernel) takes
+    several elementwise torch ops per window offset and measured 4-7x slower on the bench CNN's
+    pools. Ties go to the first maximum in row-major window order, as in the reference and
+    Paddle; a window holding NaN routes to torch's pick, its last NaN (the reference takes the
+    first)."""
+    dx = _bound(outs, "X@GRAD")
+    if dx is None:
+        return
+    A = torch.ops.aten
+    fmt, is_max, kind, k, s, pad, ceil, explicit = _pool_call(ins["X"][0], a, "pool2d_grad")
+    x, d, dx = _nchw(ins["X"][0], fmt), _nchw(ins["Out@GRAD"][0], fmt), _nchw(dx, fmt)
+    if kind == "adaptive":
+        if is_max:
+            _, idx = A.adaptive_max_pool2d(x, k)
+            A.adaptive_max_pool2d_backward.grad_input(d, x, idx, grad_input=dx)
+        else:
+            A._adaptive_avg_pool2d_backward.out(d, x, out=dx)
+    elif kind == "native":
+        if is_max:
+            _, idx = A.max_pool2d_with_indices(x, k, s, pad, [1, 1], ceil)
+            A.max_pool2d_with_indices_backward.grad_input(d, x, k, s, pad, [1, 1], ceil, idx,
+                                                          grad_input=dx)
+        else:
+            A.avg_pool2d_backward.grad_input(d, x, k, s, pad, ceil, False,
+                                             _inclusive_divisor(a, k), grad_input=dx)
+    else:  # the grad over the explicitly padded x, cropped back (rows cropped off get 0)
+        t, b, l, r = explicit
+        n, c, h, w = x.shape
+        if is_max:
+            xp = F.pad(x, (l, r, t, b), value=-math.inf)
+            _, idx = A.max_pool2d_with_indices(xp, k, s, [0, 0], [1, 1], False)
+            dxp = A.max_pool2d_with_indices_backward(d, xp, k, s, [0, 0], [1, 1], False, idx)
+        else:
+            div = _inclusive_divisor(a, k)
+            g = d / (_pad_counts(x, k, s, explicit) if div is None else div)
+            shape = d.new_empty(()).expand(n, c, h + t + b, w + l + r)  # only its shape is read
+            dxp = A.avg_pool2d_backward(g, shape, k, s, [0, 0], False, True, 1)
+        hh, ww = h + min(b, 0), w + min(r, 0)
+        if (hh, ww) != (h, w):
+            dx.zero_()
+        dx[:, :, :hh, :ww].copy_(dxp[:, :, t:t + hh, l:l + ww])
 
 
 _extern("pool2d", ["X"], ["Out"], POOL_ATTRS, _pool_infer, _pool_run,
