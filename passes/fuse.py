@@ -120,6 +120,7 @@ class _Group:
         self.matmul = False  # its first op is a matrix product the kernel computes
         self.split = ""  # why it does not continue the kernel before it
         self.reads: set[str] = set()  # values its ops read
+        self.storages: set[str] = set()  # storages its ops write
 
     @property
     def kept(self) -> tuple[int, ...]:
@@ -169,6 +170,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
     deps = graph.dependencies()
     reads = reads or [value_inputs(op, infos) for op in ops]
     groups: list[_Group | OpDesc] = []
+    holders: dict[str, list[_Group]] = {}  # var -> kernels making or reading it
     placed: list[int] = []  # op index -> index in groups
     cur: _Group | None = None  # the open kernel: fusion by adjacency continues it
     why = ""  # why the next kernel does not continue the open one, for `fluidc inspect`
@@ -195,9 +197,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 
     def aliased(g: _Group, op: OpDesc) -> str | None:
         """An input op reads, under another name, from storage kernel g writes."""
-        made = {graph.storage(n) for n in g.level}
         return next((n for n in op.input_arg_names
-                     if n not in g.level and graph.storage(n) in made), None)
+                     if n not in g.level and graph.storage(n) in g.storages), None)
 
     def level_in(g: _Group, op: OpDesc, kind: str) -> str | None:
         """The level op would take in g ('elem' or 'row'), or None if it does not fit."""
@@ -237,9 +238,11 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                 cur = None
         best, best_level, best_score = None, None, 0
         if kind in ("pointwise", "reduction") and fuse:
-            for g in groups[max(after, 0):]:
-                if not isinstance(g, _Group):
-                    continue
+            # Only kernels holding one of its inputs save anything; the open one may take it.
+            near = {g.index: g for n in reads[i] for g in holders.get(n, ()) if g.index >= after}
+            if cur is not None:
+                near[cur.index] = cur
+            for g in (near[k] for k in sorted(near)):
                 level = level_in(g, op, kind)
                 score = saved(g, i)
                 # Only the open kernel is joined for nothing saved; a product's epilogue must
@@ -277,8 +280,14 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         else:
             why, cur = f"after the library call '{op.type}'", None
             groups.append(op)
-        placed.append(best.index if isinstance(best, _Group) and best.ops[-1] is op
-                      else len(groups) - 1)
+        if isinstance(best, _Group) and best.ops[-1] is op:
+            placed.append(best.index)
+            best.storages.update(graph.storage(n) for n in op.output_arg_names)
+            for n in reads[i] + op.output_arg_names:
+                if best not in holders.setdefault(n, []):
+                    holders[n].append(best)
+        else:
+            placed.append(len(groups) - 1)
     return groups
 
 

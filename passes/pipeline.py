@@ -15,7 +15,6 @@ from .constant_fold import fold_constants
 from .cross_entropy import expand_cross_entropy
 from .epilogue import fuse_matmul_bias
 from .matmul import generated_product
-from .inference import fold_batch_norm
 from .inplace import write_in_place
 from .lower import lower_ops
 from .prune import needed_inputs, prune_ops
@@ -144,7 +143,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
         products = {op.output("Out")[0] for op in lowered
                     if generated_product(op, infos, written)}
     if strategy.fuse_all:
-        lowered = fuse_matmul_bias(fold_batch_norm(lowered, live_out), infos, live_out,
+        lowered = fuse_matmul_bias(lowered, infos, live_out,
                                    leave=products)
     lowered, storage = alias_views(lowered, SchedulerGraph(lowered, {}, live_in, live_out),
                                    infos, set(feed_infos), live_out)

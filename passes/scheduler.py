@@ -10,6 +10,7 @@ storages may share bytes of the plan's arena (`plan_arena`).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -39,33 +40,36 @@ class SchedulerGraph:
                  live_in=(), live_out=()) -> None:
         self.steps = list(steps)
         self._storage = dict(storage or {})
-        g = self.graph = nx.DiGraph()
+        self.accesses = [step_accesses(step) for step in self.steps]
         self.reads: list[set[str]] = []
         self.writes: list[set[str]] = []
         self.touches: dict[str, list[int]] = {}  # storage -> steps touching it, in order
-        for k, step in enumerate(self.steps):
-            g.add_node(("step", k), kind="step", index=k)
-            reads, writes = step_accesses(step)
-            for v in reads:
-                g.add_edge(self._var(v), ("step", k), kind="read")
-            for v in writes:
-                g.add_edge(("step", k), self._var(v), kind="write")
+        for k, (reads, writes) in enumerate(self.accesses):
             self.reads.append({self.storage(v) for v in reads})
             self.writes.append({self.storage(v) for v in writes})
             for s in self.reads[-1] | self.writes[-1]:
                 self.touches.setdefault(s, []).append(k)
-        for v in list(live_in) + list(live_out):
-            self._var(v)
         self.live_in = {self.storage(v) for v in live_in}
         self.live_out = {self.storage(v) for v in live_out}
+        self._on: dict[str, list[str]] = {}  # storage -> vars living in it
+        for v in dict.fromkeys([n for r, w in self.accesses for n in r + w]
+                               + list(live_in) + list(live_out)):
+            self._on.setdefault(self.storage(v), []).append(v)
 
-    def _var(self, v: str) -> tuple:
-        node = ("var", v)
-        if node not in self.graph:
-            root = self.storage(v)
-            self.graph.add_edge(node, ("storage", root),
-                                kind="lives_in" if root == v else "view_of")
-        return node
+    @functools.cached_property
+    def graph(self) -> nx.DiGraph:
+        """The graph itself: step, var and storage nodes; read, write, lives_in and view_of
+        edges (the queries below answer from indexes of it)."""
+        g = nx.DiGraph()
+        for s, names in self._on.items():
+            g.add_node(("storage", s), kind="storage")
+            for v in names:
+                g.add_edge(("var", v), ("storage", s), kind="lives_in" if v == s else "view_of")
+        for k, (reads, writes) in enumerate(self.accesses):
+            g.add_node(("step", k), kind="step", index=k)
+            g.add_edges_from(((("var", v), ("step", k)) for v in reads), kind="read")
+            g.add_edges_from(((("step", k), ("var", v)) for v in writes), kind="write")
+        return g
 
     def storage(self, var: str) -> str:
         """The storage a var lives in (named by the var that owns it)."""
@@ -79,8 +83,7 @@ class SchedulerGraph:
 
     def vars_on(self, storage: str) -> list[str]:
         """Every var living in a storage."""
-        return [v for _, v in self.graph.predecessors(("storage", storage))] \
-            if ("storage", storage) in self.graph else []
+        return list(self._on.get(storage, []))
 
     def may_alias(self, a: str, b: str) -> bool:
         """Whether two vars may touch the same memory."""

@@ -1,15 +1,13 @@
-"""Neural-network ops: softmax, the cross entropies, accuracy, top_k, dropout, batch_norm and the
-embedding lookups, with their grads."""
+"""Neural-network ops: softmax, the cross entropies, accuracy, top_k, dropout and the embedding
+lookups, with their grads (batch_norm is in norm.py)."""
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import torch
 
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError
-from .define import grad_like, pointwise, present, same_as
+from .define import pointwise, present, same_as
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -413,179 +411,6 @@ _extern("dropout", ["X", "Seed?"], ["Out", "Mask?"], DROPOUT_ATTRS, _dropout_inf
         _dropout_ref, _dropout_grad, stateful=True)
 # Out@GRAD is listed first so the grad takes its dtype, not the mask's.
 pointwise("dropout_grad", ["Out@GRAD", "Mask"], ["X@GRAD"], _dropout_grad_expr, DROPOUT_ATTRS)
-
-
-# ---------------------------------------------------------------------------------------------
-# batch_norm: statistics over every axis but the channel one.
-
-BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
-            "use_global_stats": False, "trainable_statistics": False, "fuse_with_relu": False}
-
-
-def _channel_axis(a, rank: int) -> int:
-    if a["data_layout"] not in ("NCHW", "NHWC", "AnyLayout"):
-        raise OpError(f"op 'batch_norm': unknown data_layout {a['data_layout']!r}")
-    return rank - 1 if a["data_layout"] == "NHWC" and rank > 2 else 1
-
-
-def _uses_global_stats(a) -> bool:
-    return a["use_global_stats"] or (a["is_test"] and not a["trainable_statistics"])
-
-
-def _bn_infer(ins, a):
-    x = ins["X"][0]
-    if not 2 <= len(x.shape) <= 5:
-        raise ShapeError(f"op 'batch_norm': X must have rank 2 to 5, got {list(x.shape)}")
-    c = x.shape[_channel_axis(a, len(x.shape))]
-    for s in ("Scale", "Bias", "Mean", "Variance"):
-        got = ins[s][0].shape
-        if len(got) != 1 or (got[0] != c and -1 not in (got[0], c)):
-            raise ShapeError(f"op 'batch_norm': {s} shape {list(got)} does not match the "
-                             f"{c} channels of X {list(x.shape)}")
-    stat = VarInfo((c,), ins["Mean"][0].dtype)
-    return {"Y": [VarInfo(x.shape, x.dtype, x.lod_level)], "MeanOut": [stat],
-            "VarianceOut": [stat], "SavedMean": [stat], "SavedVariance": [stat],
-            "ReserveSpace": [VarInfo((0,), x.dtype)]}
-
-
-def _bn_view(x_ndim: int, axis: int) -> tuple[int, ...]:
-    """The shape that broadcasts a per-channel vector against X."""
-    return tuple(-1 if i == axis else 1 for i in range(x_ndim))
-
-
-def _bn_ref(ins, a):
-    x = np.asarray(ins["X"][0])
-    scale, bias, mean, var = (np.asarray(ins[s][0]) for s in ("Scale", "Bias", "Mean", "Variance"))
-    axis = _channel_axis(a, x.ndim)
-    red = tuple(i for i in range(x.ndim) if i != axis)
-    view = _bn_view(x.ndim, axis)
-    m = a["momentum"]
-    if _uses_global_stats(a):
-        use_mean, use_var = mean, var
-        mean_out, var_out = mean.copy(), var.copy()
-    else:
-        use_mean, use_var = x.mean(axis=red), x.var(axis=red)
-        mean_out = mean * m + use_mean * (1 - m)
-        var_out = var * m + use_var * (1 - m)
-    inv_std = 1.0 / np.sqrt(use_var + a["epsilon"])
-    y = (x - use_mean.reshape(view)) * (inv_std * scale).reshape(view) + bias.reshape(view)
-    st = mean.dtype
-    return {"Y": [y.astype(x.dtype)], "MeanOut": [mean_out.astype(st)],
-            "VarianceOut": [var_out.astype(st)], "SavedMean": [use_mean.astype(st)],
-            "SavedVariance": [inv_std.astype(st)], "ReserveSpace": [np.zeros((0,), x.dtype)]}
-
-
-def _bn_run(ins, outs, a, rng):
-    x = ins["X"][0]
-    scale, bias, mean, var = (ins[s][0] for s in ("Scale", "Bias", "Mean", "Variance"))
-    axis = _channel_axis(a, x.dim())
-    red = [i for i in range(x.dim()) if i != axis]
-    view = _bn_view(x.dim(), axis)
-    m = a["momentum"]
-    # MeanOut/VarianceOut usually alias Mean/Variance: compute everything before writing.
-    if _uses_global_stats(a):
-        use_mean, use_var = mean.clone(), var.clone()
-        new_mean, new_var = use_mean, use_var
-    else:
-        use_var, use_mean = torch.var_mean(x, dim=red, correction=0)
-        new_mean = mean * m + use_mean * (1 - m)
-        new_var = var * m + use_var * (1 - m)
-    inv_std = torch.rsqrt(use_var + a["epsilon"])
-    torch.addcmul(bias.view(view), x - use_mean.view(view), (inv_std * scale).view(view),
-                  out=outs["Y"][0])
-    outs["MeanOut"][0].copy_(new_mean)
-    outs["VarianceOut"][0].copy_(new_var)
-    outs["SavedMean"][0].copy_(use_mean)
-    outs["SavedVariance"][0].copy_(inv_std)
-
-
-def _bn_grad(op: OpDesc) -> list[OpDesc]:
-    ins = {s: op.input(s) for s in ("X", "Scale", "Bias", "Mean", "Variance")}
-    ins.update({"SavedMean": op.output("SavedMean"), "SavedVariance": op.output("SavedVariance"),
-                "Y@GRAD": [grad_name(op.output("Y")[0])]})
-    if op.output("ReserveSpace"):
-        ins["ReserveSpace"] = op.output("ReserveSpace")
-    return [OpDesc("batch_norm_grad", ins, grad_like(op, "X", "Scale", "Bias"), dict(op.attrs))]
-
-
-def _bn_grad_math(x, scale, mean, inv_std, dy, a, xp_sum):
-    """(dX, dScale, dBias) for numpy or torch arrays; xp_sum(t, axes) sums keeping dims."""
-    axis = _channel_axis(a, x.ndim)
-    red = tuple(i for i in range(x.ndim) if i != axis)
-    view = _bn_view(x.ndim, axis)
-    xhat = (x - mean.reshape(view)) * inv_std.reshape(view)
-    dbias = xp_sum(dy, red)
-    dscale = xp_sum(dy * xhat, red)
-    k = (scale * inv_std).reshape(view)
-    if _uses_global_stats(a):
-        return dy * k, dscale, dbias
-    n = math.prod(x.shape[i] for i in red)
-    dx = k * (dy - dbias.reshape(view) / n - xhat * dscale.reshape(view) / n)
-    return dx, dscale, dbias
-
-
-def _bn_grad_stats(ins, a):
-    """The mean and 1/std the forward normalized with."""
-    if _uses_global_stats(a):
-        var = ins["Variance"][0]
-        return ins["Mean"][0], 1.0 / (var + a["epsilon"]) ** 0.5
-    return ins["SavedMean"][0], ins["SavedVariance"][0]
-
-
-def _bn_grad_ref(ins, a):
-    x, scale, dy = (np.asarray(ins[s][0]) for s in ("X", "Scale", "Y@GRAD"))
-    mean, inv_std = (np.asarray(v) for v in _bn_grad_stats(ins, a))
-    dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
-                                      lambda t, red: t.sum(axis=red))
-    return {"X@GRAD": [dx.astype(x.dtype)], "Scale@GRAD": [dscale.astype(scale.dtype)],
-            "Bias@GRAD": [dbias.astype(scale.dtype)]}
-
-
-def _bn_grad_run(ins, outs, a, rng):
-    x, scale, dy = ins["X"][0], ins["Scale"][0], ins["Y@GRAD"][0]
-    mean, inv_std = _bn_grad_stats(ins, a)
-    dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
-                                      lambda t, red: t.sum(dim=red))
-    for slot, v in (("X@GRAD", dx), ("Scale@GRAD", dscale), ("Bias@GRAD", dbias)):
-        if outs.get(slot):
-            outs[slot][0].copy_(v)
-
-
-def _bn_grad_infer(ins, a):
-    return {"X@GRAD": [ins["X"][0]], "Scale@GRAD": [ins["Scale"][0]],
-            "Bias@GRAD": [ins["Scale"][0]]}
-
-
-def uses_global_stats(attrs) -> bool:
-    """Whether batch_norm normalizes with its running statistics (inference)."""
-    return _uses_global_stats(attrs)
-
-
-def _bn_infer_broadcast(attrs, shapes, rank):
-    # Scale, Bias, Mean, Variance ([C]) sit on the channel axis of X.
-    c = _channel_axis(attrs, rank)
-    return {k: (tuple(v) if k == "X" else (1,) * c + tuple(v) + (1,) * (rank - c - 1))
-            for k, v in shapes.items()}
-
-
-def _bn_infer_expr(o, i, a):
-    x = i["X"]
-    inv = o.truediv(i["Scale"], o.sqrt(o.add(i["Variance"], o.constant(a["epsilon"], x.dtype))))
-    return {"Y": o.add(o.mul(o.sub(x, i["Mean"]), inv), i["Bias"])}
-
-
-# batch_norm with its running statistics, as one pointwise op (the inference rewrite writes it,
-# so it fuses with the activation after it; never in a Program).
-pointwise("batch_norm_infer", ["X", "Scale", "Bias", "Mean", "Variance"], ["Y"], _bn_infer_expr,
-          {"epsilon": 1e-5, "data_layout": "NCHW"}, broadcast=_bn_infer_broadcast)
-
-_extern("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor?"],
-        ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?"], BN_ATTRS,
-        _bn_infer, _bn_run, _bn_ref, _bn_grad)
-_extern("batch_norm_grad", ["X", "Scale", "Bias?", "Mean?", "Variance?", "SavedMean",
-                            "SavedVariance", "Y@GRAD", "ReserveSpace?"],
-        ["X@GRAD?", "Scale@GRAD?", "Bias@GRAD?"], BN_ATTRS, _bn_grad_infer, _bn_grad_run,
-        _bn_grad_ref)
 
 
 # ---------------------------------------------------------------------------------------------
