@@ -200,7 +200,7 @@ def codegen(args: argparse.Namespace) -> int:
         from fluidc.codegen import generate_c as generate
     lowered = lower_for_batch(program, feeds, fetches, args.batch, _strategy(args.passes),
                      row_fusion=args.backend == "c", target=args.backend)
-    module = generate(lowered.steps, lowered.infos)
+    module = generate(lowered.steps, lowered.infos, lowered.storage)
     _emit(module.source, args.output)
     return 0
 
