@@ -9,6 +9,7 @@ from ..frontend.dtypes import VarType, dtype_name
 from ..frontend.errors import FormatError
 from ..frontend.framework import Program
 from . import io as rio
+from .atomic_files import member_exists, resolve_dir
 from .program_desc import parse_program
 from .tensor import LoDTensor
 from .tensor_io import count_streams, tensor_from_bytes
@@ -77,7 +78,8 @@ def _describe_pickle(obj, title: str) -> list[str]:
 def describe(path: str) -> str:
     """A readable listing of a saved model or checkpoint: vars (name, shape, dtype, persistable, size) and ops."""
     path = os.fspath(path)
-    if os.path.isdir(path):
+    if os.path.isdir(resolve_dir(path)):
+        path = resolve_dir(path)  # a save killed between its renames: the complete old one
         model = os.path.join(path, "__model__")
         if os.path.isfile(model):
             lines = _describe_program(parse_program(rio._read(model, "model"), model),
@@ -87,7 +89,7 @@ def describe(path: str) -> str:
         return "\n".join(_describe_values(rio.load(path), f"{path} (one tensor file per var)"))
     if not os.path.exists(path):
         for ext in (".pdmodel", ".pdparams"):
-            if os.path.isfile(path + ext):
+            if member_exists(path + ext):
                 return _describe_prefix(path)
         raise FormatError(f"{path}: no such file, directory or path prefix")
     data = rio._read(path, "inspect")
@@ -109,13 +111,13 @@ def describe(path: str) -> str:
 
 def _describe_prefix(prefix: str) -> str:
     lines = []
-    if os.path.isfile(prefix + ".pdmodel"):
+    if member_exists(prefix + ".pdmodel"):
         program = parse_program(rio._read(prefix + ".pdmodel", "model"), prefix + ".pdmodel")
         lines += _describe_program(program, f"{prefix}.pdmodel (ProgramDesc)")
-        if os.path.isfile(prefix + ".pdiparams"):
+        if member_exists(prefix + ".pdiparams"):
             lines += _describe_values(rio.load(prefix), f"{prefix}.pdiparams (combined params)")
     for ext in (".pdparams", ".pdopt"):
-        if os.path.isfile(prefix + ext):
+        if member_exists(prefix + ext):
             lines += _describe_pickle(rio._unpickle(rio._read(prefix + ext, ext), prefix + ext, False),
                                       f"{prefix}{ext} (pickle)")
     return "\n".join(lines)

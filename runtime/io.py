@@ -1,8 +1,10 @@
 """Saving and loading in PaddlePaddle's files: fluid.io (1.x), paddle.static (2.x), paddle.save/load.
 
 Every load reads and checks all of its vars (present, dtype, shape) before it touches the scope,
-so a bad file never leaves a half-loaded scope. Every write goes to a temp file in the target
-directory, is fsynced, then renamed over the target.
+so a bad file never leaves a half-loaded scope. Saves appear all at once (runtime/atomic_files.py):
+a directory is written beside the target and swapped in, the files of a path prefix are committed
+together, one file is written to a temp file and renamed. Var names become file names only
+inside the directory; pickles are read by runtime/safe_pickle.py unless allow_pickle=True.
 """
 from __future__ import annotations
 
@@ -13,14 +15,16 @@ import warnings
 
 import numpy as np
 
-from ..codegen.compiler import atomic_write
 from ..frontend.dtypes import VarType, dtype_name
 from ..frontend.errors import FluidcError, FormatError, UninitializedVarError
 from ..frontend.framework import OpRole, Parameter, Program, Variable, default_main_program
 from ..passes.prune import prune_ops
 from .program_desc import parse_program, serialize_program
+from . import safe_pickle
+from .atomic_files import (atomic_write, is_own_file, member_exists, read_member, resolve_dir,
+                           write_dir, write_set)
 from .scope import Scope, global_scope
-from .tensor import LoDTensor, to_torch
+from .tensor import TORCH_DTYPES, LoDTensor, to_torch
 from .tensor_io import combine_from_bytes, combine_to_bytes, tensor_from_bytes, tensor_to_bytes
 
 _NOT_SAVED = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
@@ -29,14 +33,58 @@ _OPTIMIZER_OPS = {"sgd", "momentum", "adam", "adamw", "adagrad", "rmsprop", "lam
 
 # -- files --------------------------------------------------------------------------------------
 
+class UnsafeNameError(FluidcError, ValueError):
+    """A var name that cannot be a file name inside the checkpoint directory."""
+
+
 def _read(path: str, what: str) -> bytes:
+    """A file's bytes (as the last committed save of its set left them: atomic_files)."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        return read_member(path)
     except FileNotFoundError:
         raise FormatError(f"{path}: no such file ({what})") from None
     except IsADirectoryError:
         raise FormatError(f"{path}: is a directory, expected a file ({what})") from None
+    except PermissionError:
+        raise FormatError(f"{path}: cannot be read: permission denied ({what})") from None
+
+
+def check_name(name, where: str, var_what: str = "var") -> str:
+    """`name` if it is text that UTF-8 can hold (Paddle's names are), else a FormatError."""
+    if isinstance(name, bytes):
+        try:
+            name = name.decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(f"{where}: a {var_what} name {name!r:.80} is not UTF-8") from None
+    if not isinstance(name, str):
+        raise FormatError(f"{where}: a {var_what} name is a {type(name).__name__}, not text")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FormatError(f"{where}: {var_what} name {name.encode('utf-8', 'backslashreplace')!r:.80} "
+                          f"is not valid UTF-8 text") from None
+    return name
+
+
+def file_name_of(name: str, dirname: str, saving: bool = False) -> str:
+    """The path inside `dirname` a var named `name` is saved in. Names that would resolve
+    outside it (absolute, '..' parts, NUL) are refused, on load (FormatError) and on save."""
+    err = UnsafeNameError if saving else FormatError
+    what = "cannot be saved as a file" if saving else "cannot be loaded from a file"
+    if not isinstance(name, str):
+        raise err(f"{dirname}: var name {name!r:.80} {what}: not text")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise err(f"{dirname}: var {name.encode('utf-8', 'backslashreplace')!r:.80} {what}: "
+                  f"its name is not valid UTF-8") from None
+    parts = name.replace(os.sep, "/").split("/")
+    if not name or "\0" in name or os.path.isabs(name) or name.startswith("/") or \
+            any(p in ("", ".", "..") for p in parts):
+        raise err(f"{dirname}: var '{name}' {what}: the name would resolve outside the "
+                  f"directory or to no file (names are relative paths without '.', '..' or empty "
+                  f"parts)")
+    return os.path.join(dirname, *parts)
 
 
 # -- which vars ---------------------------------------------------------------------------------
@@ -116,19 +164,36 @@ def _store(scope: Scope, values: dict[str, LoDTensor]) -> None:
 
 # -- Fluid 1.x: fluid.io ------------------------------------------------------------------------
 
-def save_vars(executor, dirname: str, main_program=None, vars=None, predicate=None,
-              filename: str | None = None) -> None:
-    """Save vars (given, or the program's vars passing predicate): one file each, or one combined file."""
+def _var_files(dirname: str, main_program, vars, predicate, filename: str | None) -> dict[str, bytes]:
+    """Relative path -> bytes of what save_vars writes (names checked before anything is written)."""
     scope = global_scope()
     chosen = _select(main_program, vars, predicate)
     values = {v.name: _value(scope, v.name) for v in chosen}
-    os.makedirs(dirname, exist_ok=True)
     if filename is not None:
-        atomic_write(os.path.join(dirname, filename),
-                     combine_to_bytes([values[n] for n in sorted(values)]))
-        return
-    for name, t in values.items():
-        atomic_write(os.path.join(dirname, name), tensor_to_bytes(t))
+        rel = os.path.relpath(file_name_of(filename, dirname, saving=True), dirname)
+        for name in values:
+            file_name_of(name, dirname, saving=True)  # UTF-8 (the model file holds them)
+        return {rel: combine_to_bytes([values[n] for n in sorted(values)])}
+    return {os.path.relpath(file_name_of(name, dirname, saving=True), dirname): tensor_to_bytes(t)
+            for name, t in values.items()}
+
+
+def _write_dir(dirname: str, files: dict[str, bytes], what: str) -> None:
+    if not isinstance(dirname, (str, os.PathLike)) or not os.fspath(dirname):
+        raise ValueError(f"{what}: dirname must be a non-empty path, got {dirname!r}")
+
+    def write(folder):
+        for rel, data in files.items():
+            folder.write_file(rel, data)
+    write_dir(dirname, write, what)
+
+
+def save_vars(executor, dirname: str, main_program=None, vars=None, predicate=None,
+              filename: str | None = None) -> None:
+    """Save vars (given, or the program's vars passing predicate): one file each, or one combined
+    file. The directory is replaced as a whole (files the save does not write are kept), so a
+    kill leaves the previous save or this one, never a mix."""
+    _write_dir(dirname, _var_files(dirname, main_program, vars, predicate, filename), "save_vars")
 
 
 def save_params(executor, dirname: str, main_program=None, filename: str | None = None) -> None:
@@ -151,7 +216,7 @@ def _read_vars(dirname: str, chosen: list[Variable], filename: str | None) -> di
         return {n: _check(by_name[n], t, path) for n, t in loaded.items()}
     out = {}
     for v in chosen:
-        path = os.path.join(dirname, v.name)
+        path = file_name_of(v.name, dirname)
         if not os.path.isfile(path):
             raise FormatError(f"{path}: missing: the program's var '{v.name}' has no file in {dirname}")
         out[v.name] = _check(v, tensor_from_bytes(_read(path, f"var '{v.name}'"), path, v.name), path)
@@ -165,7 +230,7 @@ def load_vars(executor, dirname: str, main_program=None, vars=None, predicate=No
     Running the startup program after a load overwrites what was loaded: run it first.
     """
     chosen = _select(main_program, vars, predicate)
-    _store(global_scope(), _read_vars(dirname, chosen, filename))
+    _store(global_scope(), _read_vars(resolve_dir(dirname), chosen, filename))
 
 
 def _has_optimizer_ops(program: Program) -> bool:
@@ -230,11 +295,28 @@ def save_inference_model(dirname: str, feeded_var_names, target_vars, executor, 
     program = getattr(program, "_program", program)
     feeds, targets = _names(feeded_var_names, "feeded_var_names"), _names(target_vars, "target_vars")
     pruned = _inference_program(program, feeds, targets)
-    os.makedirs(dirname, exist_ok=True)
-    atomic_write(os.path.join(dirname, model_filename or "__model__"), serialize_program(pruned))
-    if not program_only:
-        save_persistables(executor, dirname, pruned, params_filename)
+    # Paddle keeps only the base names of model_filename and params_filename.
+    model = os.path.basename(model_filename) if model_filename else "__model__"
+    params = os.path.basename(params_filename) if params_filename else None
+    file_name_of(model, dirname, saving=True)
+    files = {} if program_only else _var_files(dirname, pruned, None, is_persistable, params)
+    if model in files:
+        raise UnsafeNameError(f"save_inference_model: var '{model}' would overwrite the model file "
+                              f"in {dirname}")
+    files[model] = _serialize(pruned, "save_inference_model")
+    _write_dir(dirname, files, "save_inference_model")
     return targets
+
+
+def _serialize(program: Program, what: str) -> bytes:
+    for b in program.blocks:
+        for name in list(b.vars) + [n for op in b.ops for n in op.input_arg_names + op.output_arg_names]:
+            try:
+                name.encode("utf-8")
+            except (UnicodeEncodeError, AttributeError):
+                raise UnsafeNameError(f"{what}: var {name!r:.80} has a name that is not valid "
+                                      f"UTF-8 text; a ProgramDesc cannot hold it") from None
+    return serialize_program(program)
 
 
 def _feeds_and_fetches(program: Program, where: str) -> tuple[list[str], list[Variable]]:
@@ -250,9 +332,9 @@ def _feeds_and_fetches(program: Program, where: str) -> tuple[list[str], list[Va
 def read_inference_model(path: str) -> tuple[Program, list[str], list[str]]:
     """The program of a saved inference model (a directory, a .pdmodel file or a path prefix)
     with its feed and fetch names; no parameters are read."""
-    if os.path.isdir(path):
-        path = os.path.join(path, "__model__")
-    elif not os.path.exists(path) and os.path.exists(path + ".pdmodel"):
+    if os.path.isdir(resolve_dir(path)):
+        path = os.path.join(resolve_dir(path), "__model__")
+    elif not os.path.exists(path) and member_exists(path + ".pdmodel"):
         path += ".pdmodel"
     program = parse_program(_read(path, "inference model"), path)
     feeds, fetches = _feeds_and_fetches(program, path)
@@ -262,10 +344,13 @@ def read_inference_model(path: str) -> tuple[Program, list[str], list[str]]:
 def load_inference_model(dirname: str, executor, model_filename: str | None = None,
                          params_filename: str | None = None, pserver_endpoints=None) -> list:
     """[program, feed_target_names, fetch_targets] of a model saved by save_inference_model."""
-    path = os.path.join(dirname, model_filename or "__model__")
+    dirname = resolve_dir(dirname)
+    # As Paddle: only the base names of model_filename and params_filename count.
+    path = file_name_of(os.path.basename(model_filename) if model_filename else "__model__", dirname)
     program = parse_program(_read(path, "inference model"), path)
     feeds, fetches = _feeds_and_fetches(program, path)
-    load_persistables(executor, dirname, program, params_filename)
+    load_persistables(executor, dirname, program,
+                      os.path.basename(params_filename) if params_filename else None)
     return [program, feeds, fetches]
 
 
@@ -288,14 +373,15 @@ def static_save_inference_model(path_prefix: str, feed_vars, fetch_vars, executo
     program = getattr(program, "_program", program)
     pruned = _inference_program(program, _names(feed_vars, "feed_vars"),
                                 _names(fetch_vars, "fetch_vars"))
-    atomic_write(prefix + ".pdmodel", serialize_program(pruned))
-    save_vars(executor, os.path.dirname(os.path.abspath(prefix)), pruned,
-              predicate=is_persistable, filename=os.path.basename(prefix) + ".pdiparams")
+    folder, base = os.path.split(os.path.abspath(prefix))
+    (params,) = _var_files(folder, pruned, None, is_persistable, base + ".pdiparams").values()
+    write_set({prefix + ".pdmodel": _serialize(pruned, "save_inference_model"),
+               prefix + ".pdiparams": params})
 
 
 def static_load_inference_model(path_prefix: str, executor, **kwargs) -> list:
     """paddle.static.load_inference_model: a path prefix, or a 1.x directory (model_filename=...)."""
-    if os.path.isdir(path_prefix):
+    if os.path.isdir(resolve_dir(path_prefix)):
         return load_inference_model(path_prefix, executor, kwargs.get("model_filename"),
                                     kwargs.get("params_filename"))
     model = path_prefix + ".pdmodel"
@@ -321,13 +407,24 @@ def state_dict(program: Program, mode: str = "all", scope: Scope | None = None) 
     return {v.name: _value(scope, v.name) for v in _select(program, None, preds[mode])}
 
 
-def _as_lodtensor(value, name: str, where: str) -> LoDTensor:
+_HOLDABLE = {np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64",
+                                    "float16", "float32", "float64")}
+
+
+def _as_lodtensor(value, name: str, where: str, var: Variable | None = None) -> LoDTensor:
     if isinstance(value, LoDTensor):
         return value
     try:
-        return LoDTensor(to_torch(np.asarray(value)))
+        arr = np.asarray(value)
     except Exception as e:
         raise FormatError(f"{where}: the value of '{name}' is not an array: {e}") from None
+    if arr.dtype == np.uint16 and var is not None and var.dtype == VarType.BF16:
+        import torch  # Paddle hands bfloat16 to numpy (and pickles) as uint16
+        return LoDTensor(to_torch(arr.view(np.int16)).view(torch.bfloat16))
+    if arr.dtype not in _HOLDABLE:
+        raise FormatError(f"{where}: the value of '{name}' is {arr.dtype}, which no fluidc var "
+                          f"holds")
+    return LoDTensor(to_torch(arr))
 
 
 def set_state_dict(program: Program, state_dict: dict, scope: Scope | None = None,
@@ -341,12 +438,12 @@ def set_state_dict(program: Program, state_dict: dict, scope: Scope | None = Non
             warnings.warn(f"Skip loading for '{name}': it is not a persistable var of the program",
                           UserWarning, stacklevel=2)
             continue
-        values[name] = _check(var, _as_lodtensor(value, name, where), where)
+        values[name] = _check(var, _as_lodtensor(value, name, where, var), where)
     _store(scope if scope is not None else global_scope(), values)
 
 
 def _numpy_dict(values: dict[str, LoDTensor]) -> dict[str, np.ndarray]:
-    return {n: t.numpy().copy() for n, t in values.items()}
+    return {n: _numpy(t).copy() for n, t in values.items()}
 
 
 def static_save(program: Program, model_path: str, protocol: int = 4, **configs) -> None:
@@ -356,9 +453,9 @@ def static_save(program: Program, model_path: str, protocol: int = 4, **configs)
     program = getattr(program, "_program", program)
     params = _numpy_dict(state_dict(program, "param"))
     opt = _numpy_dict(state_dict(program, "opt"))
-    atomic_write(prefix + ".pdparams", pickle.dumps(params, protocol=protocol))
-    atomic_write(prefix + ".pdopt", pickle.dumps(opt, protocol=protocol))
-    atomic_write(prefix + ".pdmodel", serialize_program(program))
+    write_set({prefix + ".pdparams": pickle.dumps(params, protocol=protocol),
+               prefix + ".pdopt": pickle.dumps(opt, protocol=protocol),
+               prefix + ".pdmodel": _serialize(program, "paddle.static.save")})
 
 
 def static_load(program: Program, model_path: str, executor=None, var_list=None) -> None:
@@ -366,7 +463,7 @@ def static_load(program: Program, model_path: str, executor=None, var_list=None)
     program = getattr(program, "_program", program)
     block = program.global_block()
     prefix = model_path[:-len(".pdparams")] if model_path.endswith(".pdparams") else model_path
-    if os.path.isfile(prefix + ".pdparams"):
+    if member_exists(prefix + ".pdparams"):
         params = [v for v in _select(program, var_list, is_parameter) if is_parameter(v)]
         opts = [v for v in _select(program, var_list, is_belong_to_optimizer)
                 if is_belong_to_optimizer(v)]
@@ -374,11 +471,12 @@ def static_load(program: Program, model_path: str, executor=None, var_list=None)
         if opts:
             values.update(_read_pickled_vars(prefix + ".pdopt", opts))
         _store(global_scope(), values)
-    elif os.path.isdir(model_path):
-        present = {os.path.relpath(os.path.join(d, f), model_path)
-                   for d, _, fs in os.walk(model_path) for f in fs}
+    elif os.path.isdir(resolve_dir(model_path)):
+        folder = resolve_dir(model_path)
+        present = {os.path.relpath(os.path.join(d, f), folder)
+                   for d, _, fs in os.walk(folder) for f in fs if not is_own_file(f)}
         chosen = [v for v in _select(program, var_list, is_persistable) if v.name in present]
-        load_vars(executor, model_path, program, vars=chosen)
+        load_vars(executor, folder, program, vars=chosen)
     elif os.path.isfile(model_path):
         if var_list is None:
             raise ValueError(f"paddle.static.load: '{model_path}' is one combined file; pass "
@@ -398,7 +496,11 @@ def _read_pickled_vars(path: str, chosen: list[Variable]) -> dict[str, LoDTensor
     for v in chosen:
         if v.name not in saved:
             raise FormatError(f"{path}: has no value for the program's var '{v.name}'")
-        out[v.name] = _check(v, _as_lodtensor(saved[v.name], v.name, path), path)
+        value = saved[v.name]
+        if not isinstance(value, (np.ndarray, np.generic)):
+            raise FormatError(f"{path}: the value of var '{v.name}' is a {type(value).__name__}, "
+                              f"not an array")
+        out[v.name] = _check(v, _as_lodtensor(value, v.name, path, v), path)
     return out
 
 
@@ -411,28 +513,9 @@ def _eval_data(expr, namespace=None):
     raise pickle.UnpicklingError("eval in a pickle is refused (only Paddle's tensor form is read)")
 
 
-_SAFE = {("collections", "OrderedDict"): collections.OrderedDict,
-         ("builtins", "eval"): _eval_data, ("builtins", "complex"): complex,
-         ("builtins", "set"): set, ("builtins", "frozenset"): frozenset,
-         ("builtins", "slice"): slice, ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype}
-for _mod in ("numpy.core.multiarray", "numpy._core.multiarray"):  # numpy 1.x and 2.x spellings
-    _SAFE[(_mod, "_reconstruct")] = np.zeros(0).__reduce__()[0]
-    _SAFE[(_mod, "scalar")] = np.float32(0).__reduce__()[0]
-
-
-class _RestrictedUnpickler(pickle.Unpickler):
-    """Builds arrays, containers and scalars only: a checkpoint cannot run code."""
-
-    def find_class(self, module: str, name: str):
-        if (module, name) in _SAFE:
-            return _SAFE[(module, name)]
-        if module.startswith("numpy") and name.endswith("DType"):  # numpy 2's dtype classes
-            import numpy.dtypes
-            return getattr(numpy.dtypes, name)
-        raise pickle.UnpicklingError(f"global '{module}.{name}' is not allowed")
-
-
 class _FullUnpickler(pickle.Unpickler):
+    """allow_pickle=True: any class (the caller trusts the file), eval only in Paddle's form."""
+
     def find_class(self, module: str, name: str):
         if (module, name) == ("builtins", "eval"):
             return _eval_data
@@ -440,23 +523,32 @@ class _FullUnpickler(pickle.Unpickler):
 
 
 def _unpickle(data: bytes, where: str, allow_pickle: bool):
+    """A pickle's object: by safe_pickle (arrays, containers, scalars; bounded), or, with
+    allow_pickle=True for a trusted file, by pickle itself."""
+    if not allow_pickle:
+        try:
+            return safe_pickle.loads(data, where)
+        except FormatError as e:
+            if "is not allowed" in str(e):
+                raise FormatError(f"{e} (pass allow_pickle=True to paddle.load if you trust "
+                                  f"the file)") from None
+            raise
     import io as _bio
-    cls = _FullUnpickler if allow_pickle else _RestrictedUnpickler
     try:
-        return cls(_bio.BytesIO(data)).load()
+        return _FullUnpickler(_bio.BytesIO(data)).load()
     except pickle.UnpicklingError as e:
-        hint = "" if allow_pickle else " (pass allow_pickle=True to paddle.load if you trust the file)"
-        raise FormatError(f"{where}: cannot unpickle: {e}{hint}") from None
-    except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError) as e:
+        raise FormatError(f"{where}: cannot unpickle: {e}") from None
+    except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, SystemError,
+            RecursionError, MemoryError, ImportError, UnicodeDecodeError) as e:
         raise FormatError(f"{where}: truncated or corrupt pickle: {type(e).__name__}: {e}") from None
 
 
 def _to_plain(obj, scope: Scope):
     """Tensors and static vars -> numpy arrays, containers kept (what Paddle pickles)."""
     if isinstance(obj, LoDTensor):
-        return obj.numpy().copy()
+        return _numpy(obj).copy()
     if isinstance(obj, Variable):
-        return _value(scope, obj.name).numpy().copy()
+        return _numpy(_value(scope, obj.name)).copy()
     if isinstance(obj, dict):
         return type(obj)((k, _to_plain(v, scope)) for k, v in obj.items()) \
             if isinstance(obj, collections.OrderedDict) else {k: _to_plain(v, scope) for k, v in obj.items()}
@@ -471,29 +563,40 @@ def save(obj, path: str, protocol: int = 4, **configs) -> None:
     if not isinstance(path, str) or not os.path.basename(path) or os.path.isdir(path):
         raise ValueError(f"paddle.save: path must be dirname/filename, got {path!r}")
     if isinstance(obj, Program):
-        atomic_write(path, serialize_program(obj))
+        atomic_write(path, _serialize(obj, "paddle.save"))
         return
     atomic_write(path, pickle.dumps(_to_plain(obj, global_scope()), protocol=protocol))
 
 
+def _numpy(t: LoDTensor) -> np.ndarray:
+    if t._t is not None and t._t.dtype == TORCH_DTYPES[VarType.BF16]:
+        import torch
+        return t._t.view(torch.int16).numpy().view(np.uint16)  # as Paddle gives bfloat16
+    return t.numpy()
+
+
 def _load_dir(path: str, configs: dict) -> dict[str, np.ndarray]:
+    path = resolve_dir(path)
     model = configs.get("model_filename") or "__model__"
-    if os.path.isfile(os.path.join(path, model)):
-        mpath = os.path.join(path, model)
+    mpath = file_name_of(model, path)
+    if os.path.isfile(mpath):
         program = parse_program(_read(mpath, "model"), mpath)
         return _program_values(program, path, configs.get("params_filename"))
     out = {}
-    for d, _, files in os.walk(path):
+    for d, dirs, files in os.walk(path):
+        dirs[:] = sorted(x for x in dirs if not is_own_file(x))
         for f in sorted(files):
+            if is_own_file(f):
+                continue  # a save's temp file or journal: never data
             full = os.path.join(d, f)
-            name = os.path.relpath(full, path)
-            out[name] = tensor_from_bytes(_read(full, f"var '{name}'"), full, name).numpy()
+            name = check_name(os.path.relpath(full, path), full, "file")
+            out[name] = _numpy(tensor_from_bytes(_read(full, f"var '{name}'"), full, name))
     return out
 
 
 def _program_values(program: Program, folder: str, filename: str | None) -> dict[str, np.ndarray]:
     chosen = _select(program, None, is_persistable)
-    return {n: t.numpy() for n, t in _read_vars(folder, chosen, filename).items()}
+    return {n: _numpy(t) for n, t in _read_vars(folder, chosen, filename).items()}
 
 
 def load(path: str, **configs):
@@ -503,9 +606,9 @@ def load(path: str, **configs):
     Pickles are read with a restricted unpickler (arrays, containers, scalars) unless
     allow_pickle=True is passed for a trusted file.
     """
-    if os.path.isdir(path):
+    if os.path.isdir(resolve_dir(path)):
         return _load_dir(path, configs)
-    if not os.path.exists(path) and os.path.isfile(path + ".pdmodel"):
+    if not os.path.exists(path) and member_exists(path + ".pdmodel"):
         program = parse_program(_read(path + ".pdmodel", "model"), path + ".pdmodel")
         folder, base = os.path.split(os.path.abspath(path))
         return _program_values(program, folder, configs.get("params_filename") or base + ".pdiparams")
@@ -513,18 +616,24 @@ def load(path: str, **configs):
     if data[:1] == b"\x80":  # a pickle (protocol 2+)
         return _unpickle(data, path, bool(configs.get("allow_pickle", False)))
     if data[:4] == b"\0\0\0\0":  # a LoDTensor stream begins with version 0
-        return tensor_from_bytes(data, path, os.path.basename(path)).numpy()
+        return _numpy(tensor_from_bytes(data, path, os.path.basename(path)))
     return parse_program(data, path)
 
 
 def load_program_state(model_path: str, var_list=None) -> dict[str, np.ndarray]:
     """paddle.static.load_program_state: name -> array from .pdparams + .pdopt (or a dir)."""
     prefix = model_path[:-len(".pdparams")] if model_path.endswith(".pdparams") else model_path
-    if not os.path.isfile(prefix + ".pdparams"):
+    if not member_exists(prefix + ".pdparams"):
         return load(model_path)
-    state = dict(_unpickle(_read(prefix + ".pdparams", "params"), prefix + ".pdparams", False))
-    if os.path.isfile(prefix + ".pdopt"):
-        state.update(_unpickle(_read(prefix + ".pdopt", "optimizer state"), prefix + ".pdopt", False))
+    state = {}
+    for ext, what in ((".pdparams", "params"), (".pdopt", "optimizer state")):
+        if ext == ".pdopt" and not member_exists(prefix + ext):
+            continue
+        part = _unpickle(_read(prefix + ext, what), prefix + ext, False)
+        if not isinstance(part, dict):
+            raise FormatError(f"{prefix + ext}: holds a {type(part).__name__}, expected a dict of "
+                              f"name -> array")
+        state.update(part)
     names = None if var_list is None else {v if isinstance(v, str) else v.name for v in var_list}
     return {k: v for k, v in state.items() if names is None or k in names}
 

@@ -3,6 +3,12 @@
 Ops loaded from a file remember each attribute's AttrType and their empty slots (OpDesc._file),
 and programs their version and op-version map (Program._file), so re-saving a Paddle program
 writes what Paddle wrote.
+
+A loaded program is checked before it is built: every name is UTF-8 text, every var shape has
+at most MAX_RANK dims of -1 or more whose known product is at most MAX_NUMEL, and every
+attribute has the type its op declares (the registry's defaults; FRAMEWORK_TYPES for the
+attributes any op takes), so a string `scale` or a string `shape` is refused at load, naming
+the op and the attribute.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ from ..frontend.errors import FluidcError, FormatError
 from ..frontend.framework import Block, Operator, Parameter, Program, Variable
 from ..frontend.ops import OpDesc, get_op_def, has_op_def
 from . import proto
+from .safe_pickle import MAX_NUMEL, MAX_RANK
 
 A = proto.AttrType
 INT, FLOAT, STRING, INTS, FLOATS, STRINGS = (A[n].number for n in
@@ -167,21 +174,114 @@ def serialize_program(program: Program) -> bytes:
 
 # -- bytes -> Program -------------------------------------------------------------------------
 
-def _var_from_proto(block: Block, vm) -> Variable:
+# -- checks of a loaded program ------------------------------------------------------------------
+
+def _text(value, where: str, what: str) -> str:
+    """upb hands back a proto2 string field that is not UTF-8 as bytes: refused."""
+    if isinstance(value, str):
+        return value
+    raise FormatError(f"{where}: {what} {bytes(value)!r:.80} is not UTF-8 text")
+
+
+def check_shape(dims, where: str, what: str) -> list[int]:
+    """A declared shape: at most MAX_RANK dims, each -1 (unknown) or more, the known ones
+    multiplying to at most MAX_NUMEL."""
+    dims = list(dims)
+    if len(dims) > MAX_RANK:
+        raise FormatError(f"{where}: {what} has {len(dims)} dims (at most {MAX_RANK})")
+    known = 1
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool) or d < -1:
+            raise FormatError(f"{where}: {what} has dims {dims}: a dim below -1")
+        known *= max(d, 1)
+        if known > MAX_NUMEL:
+            raise FormatError(f"{where}: {what} has dims {dims}: more than {MAX_NUMEL} elements "
+                              f"(their product overflows int64 or no tensor that size is "
+                              f"plausible)")
+    return dims
+
+
+# Attributes any op may carry (registry.FRAMEWORK_ATTRS), with their Python types.
+FRAMEWORK_TYPES = {"op_role": 0, "op_role_var": [""], "op_namescope": "", "op_callstack": [""],
+                   "op_device": "", "with_quant_attr": False, "use_mkldnn": False,
+                   "use_cudnn": False, "mkldnn_data_type": "", "use_quantizer": False,
+                   "name": "", "use_onednn": False, "onednn_data_type": ""}
+_KIND = {INT: "int", LONG: "int", FLOAT: "float", FLOAT64: "float", STRING: "str", BOOLEAN: "bool",
+         BLOCK: "block", INTS: "ints", LONGS: "ints", FLOATS: "floats", FLOAT64S: "floats",
+         STRINGS: "strs", BOOLEANS: "bools", BLOCKS: "blocks", VAR: "var", VARS: "vars",
+         SCALAR: "scalar", SCALARS: "scalars"}
+_LISTS = {"ints", "floats", "strs", "bools", "blocks", "scalars"}
+
+
+def _expected_kinds(default) -> set[str]:
+    if isinstance(default, bool):
+        return {"bool", "int"}  # Paddle's attribute reader turns an int into a bool too
+    if isinstance(default, int):
+        return {"int", "block", "scalar"}
+    if isinstance(default, float):
+        return {"float", "int", "scalar"}
+    if isinstance(default, str):
+        return {"str"}
+    if isinstance(default, (list, tuple)):
+        if not default:
+            return set(_LISTS)
+        first = default[0]
+        if isinstance(first, bool):
+            return {"bools"}
+        if isinstance(first, int):
+            return {"ints", "blocks", "scalars"}
+        if isinstance(first, float):
+            return {"floats", "ints", "scalars"}
+        if isinstance(first, str):
+            return {"strs"}
+    return set(_KIND.values())
+
+
+def _check_attr(op_type: str, name: str, atype: int, value, default, where: str) -> None:
+    kind = _KIND[atype]
+    if kind in ("str", "var"):
+        value = _text(value, where, f"op '{op_type}' attribute '{name}'")
+    elif kind in ("strs", "vars"):
+        for v in value:
+            _text(v, where, f"op '{op_type}' attribute '{name}' item")
+    ok = kind in _expected_kinds(default)
+    if ok and kind == "scalar":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and \
+            (isinstance(value, float) <= isinstance(default, float))
+    if not ok and isinstance(value, list) and not value and kind in _LISTS and \
+            isinstance(default, (list, tuple)):
+        ok = True  # an empty list of any element type
+    if not ok:
+        want = type(default).__name__ + ("" if not isinstance(default, (list, tuple)) or not default
+                                         else f" of {type(default[0]).__name__}")
+        raise FormatError(f"{where}: op '{op_type}' attribute '{name}' is {A_NAMES[atype]} "
+                          f"{value!r:.60}, but '{op_type}' takes a {want} there (default "
+                          f"{default!r:.40})")
+    if name == "shape" and kind == "ints":
+        check_shape(value, where, f"op '{op_type}' attribute 'shape'")
+
+
+A_NAMES = {v.number: k for k, v in proto.AttrType.items()}
+
+
+def _var_from_proto(block: Block, vm, name: str, where: str) -> Variable:
     vtype = VarType(vm.type.type)
     field = _TENSOR_FIELD.get(vtype)
     tdesc = getattr(vm.type, field).tensor if field else (
         vm.type.selected_rows if vtype == VarType.SELECTED_ROWS else None)
-    kw = dict(shape=list(tdesc.dims) if tdesc is not None else [],
+    if field and not 0 <= getattr(vm.type, field).lod_level <= 32:
+        raise FormatError(f"{where}: var '{name}' has lod_level {getattr(vm.type, field).lod_level}")
+    kw = dict(shape=check_shape(tdesc.dims, where, f"var '{name}'")
+              if tdesc is not None else [],
               dtype=VarType(tdesc.data_type) if tdesc is not None else VarType.FP32,
               lod_level=getattr(vm.type, field).lod_level if field else 0,
               persistable=vm.persistable, stop_gradient=vm.stop_gradient, type=vtype,
               need_check_feed=vm.need_check_feed, is_data=vm.need_check_feed)
     if vm.is_parameter:
-        v = Parameter(block, vm.name, kw.pop("shape"), kw.pop("dtype"),
+        v = Parameter(block, name, kw.pop("shape"), kw.pop("dtype"),
                       trainable=not vm.stop_gradient, **kw)
     else:
-        v = Variable(block, vm.name, **kw)
+        v = Variable(block, name, **kw)
     v._file_fields = {f.name for f, _ in vm.ListFields()}
     if field and getattr(vm.type, field).HasField("lod_level"):
         v._file_fields.add("lod_level")
@@ -189,18 +289,29 @@ def _var_from_proto(block: Block, vm) -> Variable:
 
 
 def _op_from_proto(om, where: str) -> OpDesc:
-    if not has_op_def(om.type):
-        raise FormatError(f"{where}: op '{om.type}' is not an op fluidc knows")
+    op_type = _text(om.type, where, "an op type")
+    if not has_op_def(op_type):
+        raise FormatError(f"{where}: op '{op_type}' is not an op fluidc knows")
+    for side in (om.inputs, om.outputs):
+        for s in side:
+            _text(s.parameter, where, f"op '{op_type}' slot name")
+            for arg in s.arguments:
+                _text(arg, where, f"op '{op_type}' slot '{s.parameter}' var name")
     ins = {s.parameter: list(s.arguments) for s in om.inputs if s.arguments}
     outs = {s.parameter: list(s.arguments) for s in om.outputs if s.arguments}
+    opdef = get_op_def(op_type)
     attrs, types, scalars = {}, {}, {}
     for a in om.attrs:
+        name = _text(a.name, where, f"op '{op_type}' attribute name")
         if a.type not in _FIELD and a.type not in (SCALAR, SCALARS):
-            raise FormatError(f"{where}: op '{om.type}' attribute '{a.name}' has unknown type {a.type}")
-        attrs[a.name], types[a.name] = _attr_value(a), a.type
+            raise FormatError(f"{where}: op '{op_type}' attribute '{name}' has unknown type {a.type}")
+        value = _attr_value(a)
+        default = opdef.attrs[name] if name in opdef.attrs else FRAMEWORK_TYPES.get(name)
+        if default is not None:
+            _check_attr(op_type, name, a.type, value, default, where)
+        attrs[name], types[name] = value, a.type
         if a.type in (SCALAR, SCALARS):
-            scalars[a.name] = a
-    opdef = get_op_def(om.type)
+            scalars[name] = a
     try:
         opdef.check_slots(ins, outs)
         full = opdef.complete_attrs(attrs)
@@ -232,10 +343,13 @@ def parse_program(data: bytes, where: str = "<bytes>") -> Program:
         block = Block(program, bm.idx, bm.parent_idx)
         program.blocks.append(block)
         for vm in bm.vars:
+            name = _text(vm.name, where, "a var name")
             try:
-                block.vars[vm.name] = _var_from_proto(block, vm)
+                block.vars[name] = _var_from_proto(block, vm, name, where)
+            except FormatError:
+                raise
             except (ValueError, FluidcError) as e:
-                raise FormatError(f"{where}: var '{vm.name}' has an unreadable type: {e}") from None
+                raise FormatError(f"{where}: var '{name}' has an unreadable type: {e}") from None
         for j, om in enumerate(bm.ops):
             block.ops.append(Operator(block, _op_from_proto(om, f"{where}: block {i} op #{j}")))
     program._file = {"version": msg.version.version,

@@ -14,6 +14,7 @@ from google.protobuf.message import DecodeError
 from ..frontend.dtypes import VarType
 from ..frontend.errors import FormatError
 from . import proto
+from .safe_pickle import checked_numel
 from .tensor import TORCH_DTYPES, LoDTensor
 
 _ITEMSIZE = {vt: torch.empty(0, dtype=td).element_size() for vt, td in TORCH_DTYPES.items()}
@@ -81,7 +82,10 @@ def read_stream(r: _Reader, var: str) -> LoDTensor:
     dims = list(desc.dims)
     if any(d < 0 for d in dims):
         raise FormatError(f"{r.where}: var '{var}' has dims {dims}; a saved tensor has no -1 dims")
-    raw = r.take(int(np.prod(dims, dtype=np.int64)) * _ITEMSIZE[dtype], "data", var)
+    # Exact integers: dims whose product overflows int64, or needs more bytes than the file has
+    # left, are refused before anything is allocated.
+    count = checked_numel(dims, _ITEMSIZE[dtype], len(r.data) - r.pos, r.where, f"var '{var}'")
+    raw = r.take(count * _ITEMSIZE[dtype], "data", var)
     t = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(TORCH_DTYPES[dtype]).reshape(dims) \
         if len(raw) else torch.empty(dims, dtype=TORCH_DTYPES[dtype])
     return LoDTensor(t, lod)
