@@ -68,17 +68,28 @@ class CPrinter:
         if op in ("add", "sub", "mul"):
             sym = {"add": "+", "sub": "-", "mul": "*"}[op]
             return f"({t})({a[0]} {sym} {a[1]})"
+        # INT_MIN / -1 (and INT_MIN % -1) overflow, which x86 traps (SIGFPE): a divisor of -1
+        # negates with wraparound instead, as numpy gives (INT_MIN / -1 == INT_MIN, % -1 == 0).
+        # Only division at 32 and 64 bits traps (narrower types promote to int); floordiv and
+        # mod run in int64, so only their int64 forms need it.
         if op == "truediv":
             if n.dtype.kind in "iub":
-                return f"({a[1]} == 0 ? ({t})0 : ({t})({a[0]} / {a[1]}))"
+                q = f"({t})({a[0]} / {a[1]})"
+                if n.dtype.kind == "i" and n.dtype.itemsize >= 4:
+                    q = f"({a[1]} == -1 ? {self._wrapping_neg(a[0], n.dtype)} : {q})"
+                return f"({a[1]} == 0 ? ({t})0 : {q})"
             return f"({a[0]} / {a[1]})"
         if op == "floordiv":
             if n.dtype.kind in "iu":
-                return f"({t})fluidc_floordiv_i64({a[0]}, {a[1]})"
+                q = f"({t})fluidc_floordiv_i64({a[0]}, {a[1]})"
+                if n.dtype == np.int64:
+                    q = f"({a[1]} == -1 ? {self._wrapping_neg(a[0], n.dtype)} : {q})"
+                return q
             return f"floor{f}({a[0]} / {a[1]})"
         if op == "mod":
             if n.dtype.kind in "iu":
-                return f"({t})fluidc_mod_i64({a[0]}, {a[1]})"
+                r = f"({t})fluidc_mod_i64({a[0]}, {a[1]})"
+                return f"({a[1]} == -1 ? ({t})0 : {r})" if n.dtype == np.int64 else r
             r = f"fmod{f}({a[0]}, {a[1]})"
             return f"(({r} != 0 && (({r} < 0) != ({a[1]} < 0))) ? {r} + {a[1]} : {r})"
         if op == "neg":
@@ -129,6 +140,12 @@ class CPrinter:
                 name[n.id] = f"t{n.id}"
                 out.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
         return out, name
+
+    @staticmethod
+    def _wrapping_neg(x: str, dtype: np.dtype) -> str:
+        """-x in two's complement without signed overflow (so -INT_MIN is INT_MIN)."""
+        u = "uint64_t" if dtype.itemsize == 8 else "uint32_t"
+        return f"({c_type(dtype)})(({u})0 - ({u}){x})"
 
 
 # combine -> (C update of acc with value v, the omp reduction operator). max/min reduce without

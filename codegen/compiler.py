@@ -1,17 +1,32 @@
-"""Compile generated code once and cache it on disk by a hash of source and flags.
+"""Compile generated code once and cache it on disk by a hash of source, flags and target.
 
 C becomes a shared library loaded with ctypes; Triton source is a Python module imported from
 the cache dir (Triton's jit reads the kernels' source from that file).
+
+The cache directory is shared by processes (and, through a shared home directory, by machines),
+so nothing in it is trusted: a library is loaded only after its size and SHA-256 match the
+sidecar written when it was built (`k_<key>.meta`), and any mismatch or load failure rebuilds
+it. Keys hold the compiler's identity and the instruction set `-march=native` resolves to here,
+so machines with different CPUs never load each other's code. The directory is kept under
+FLUIDC_CACHE_MAX_MB (least recently used entries go first), and build directories left behind
+by killed compiles are removed once stale.
 """
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import importlib.util
+import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
+import weakref
 from pathlib import Path
 from types import ModuleType
 
@@ -38,7 +53,29 @@ if _has_avx512():
     COMPILE_FLAGS.append("-mprefer-vector-width=512")
 LINK_FLAGS = ["-shared", "-fopenmp", "-lm"]
 
-_loaded: dict[str, ctypes.CDLL | ModuleType] = {}
+# Bumped whenever what a cache entry holds changes, so old entries are never read as new ones.
+CACHE_FORMAT = "2"
+# The disk cache's bound, in MiB (FLUIDC_CACHE_MAX_MB; 0 or less: unbounded).
+DEFAULT_CACHE_MAX_MB = 512
+# Build directories and temp files untouched this long belong to compiles that were killed.
+STALE_SECONDS = 30 * 60
+# Trimming leaves the cache at this fraction of its bound, so not every build rescans it.
+_TRIM_TO = 0.9
+# A process rescans the directory after this many entries of its own even under the bound
+# (other processes write to it too).
+_RESCAN_EVERY = 32
+
+# key -> library or module, while anything (a plan) still uses it; a library nothing uses is
+# closed (dlclose), so dropped plans give their mappings back.
+_loaded: weakref.WeakValueDictionary[str, ctypes.CDLL | ModuleType] = weakref.WeakValueDictionary()
+_lock = threading.RLock()  # loads and builds; the in-process hit path takes no lock
+_pinned: list[ctypes.CDLL] = []  # the OpenMP runtime, never unloaded once a kernel used it
+_OPENMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
+_trim_state: dict[str, list] = {}  # cache dir -> [estimated bytes or None, entries written]
+
+_ENTRY = re.compile(r"^(k_[0-9a-f]{32})\.(?:so|c|meta)$|^(t_[0-9a-f]{32})\.py$")
+_BUILD_DIR = re.compile(r"^build_[a-z0-9_]{8}$")  # tempfile.mkdtemp(prefix="build_")
+_TEMP_FILE = re.compile(r"^\.[kt]_[0-9a-f]{32}\.(?:so|c|meta|py)\.[a-z0-9_]{8}\.tmp$")
 
 
 def cache_dir() -> Path:
@@ -48,6 +85,16 @@ def cache_dir() -> Path:
         return Path(root)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "fluidc"
+
+
+def cache_max_bytes() -> int | None:
+    """The disk cache's bound: FLUIDC_CACHE_MAX_MB (MiB; fractions allowed), None if unbounded."""
+    raw = os.environ.get("FLUIDC_CACHE_MAX_MB", "").strip()
+    try:
+        mb = float(raw) if raw else DEFAULT_CACHE_MAX_MB
+    except ValueError:
+        mb = DEFAULT_CACHE_MAX_MB
+    return int(mb * 1024 * 1024) if mb > 0 else None
 
 
 def source_key(*parts: str) -> str:
@@ -84,34 +131,157 @@ def find_compiler() -> str | None:
     return None
 
 
-def _compiler_id(cc: str) -> str:
+# -- what the key holds besides the source ------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def compiler_id(cc: str) -> str:
+    """The compiler's resolved path and version line; asked once per process."""
+    path = os.path.realpath(shutil.which(cc) or cc)
     try:
-        return subprocess.run([cc, "--version"], capture_output=True, text=True,
-                              check=False).stdout.split("\n")[0]
+        version = subprocess.run([cc, "--version"], capture_output=True, text=True, check=False,
+                                 timeout=120).stdout.split("\n")[0]
+    except (OSError, subprocess.SubprocessError):
+        version = ""
+    return f"{path} {version}"
+
+
+@functools.lru_cache(maxsize=None)
+def target_isa(cc: str) -> str:
+    """The instruction set this machine's kernels are built for: the target flags the compiler
+    resolves `-march=native` (and the rest of COMPILE_FLAGS) to here, from its `-###` driver
+    output (gcc: -march=znver3 -mavx2 ... --param l1-cache-size=...; clang: -target-cpu and
+    -target-feature), else the CPU's flags from /proc/cpuinfo. Asked once per process."""
+    try:
+        r = subprocess.run([cc, *COMPILE_FLAGS, "-###", "-x", "c", "-c", os.devnull,
+                            "-o", os.devnull], capture_output=True, text=True, check=False,
+                           timeout=120)
+        flags = target_flags(r.stderr)
+    except (OSError, subprocess.SubprocessError):
+        flags = ""
+    return flags or "cpuinfo " + _cpuinfo()
+
+
+def target_flags(driver_output: str) -> str:
+    """The machine flags of the compiler proper's command line in `cc -###` output."""
+    for line in driver_output.splitlines():
+        try:
+            toks = shlex.split(line)
+        except ValueError:
+            continue
+        if not toks or not (os.path.basename(toks[0]).startswith("cc1") or "-cc1" in toks):
+            continue
+        kept, it = [], iter(toks[1:])
+        for t in it:
+            if t in ("--param", "-target-cpu", "-target-feature", "-tune-cpu", "-target-abi"):
+                kept.append(f"{t}={next(it, '')}")
+            elif t.startswith(("-m", "--param=")):
+                kept.append(t)
+        return " ".join(kept)
+    return ""
+
+
+def _cpuinfo() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            lines = f.read().splitlines()
     except OSError:
-        return cc
+        import platform
+        return platform.machine() + " " + platform.processor()
+    keep = ("flags", "Features", "model name", "vendor_id", "CPU part", "CPU implementer")
+    seen: dict[str, str] = {}
+    for line in lines:
+        k, _, v = line.partition(":")
+        k = k.strip()
+        if k in keep and k not in seen:
+            seen[k] = " ".join(sorted(v.split())) if k in ("flags", "Features") else v.strip()
+    return "; ".join(f"{k}: {v}" for k, v in sorted(seen.items()))
 
 
+def c_key(source: str, cc: str) -> str:
+    """The cache key of a C library: source, compiler, target instruction set, flags."""
+    return source_key(source, cc, compiler_id(cc), target_isa(cc), *COMPILE_FLAGS, *LINK_FLAGS,
+                      CACHE_FORMAT)
+
+
+# -- C libraries ---------------------------------------------------------------------------------
 def load_c(source: str) -> ctypes.CDLL:
-    """The library built from `source`: from this process, from the disk cache, or compiled now."""
+    """The library built from `source`: from this process, from the disk cache (verified), or
+    compiled now."""
     cc = find_compiler()
     if cc is None:
         raise CompileError("no C compiler found (set CC, or install gcc)")
-    key = source_key(source, cc, _compiler_id(cc), *COMPILE_FLAGS, *LINK_FLAGS)
+    key = c_key(source, cc)
     lib = _loaded.get(key)
     if lib is not None:
         return lib
-    d = cache_dir()
-    d.mkdir(parents=True, exist_ok=True)
-    so = d / f"k_{key}.so"
-    if not so.exists():
-        _build(cc, source, d, so)
+    with _lock:
+        lib = _loaded.get(key)
+        if lib is not None:
+            return lib
+        d = cache_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        so = d / f"k_{key}.so"
+        lib = None
+        if verify_entry(so, key):
+            try:
+                lib = _open(so)
+            except OSError:
+                lib = None  # verified but unloadable (another process evicted it): rebuild
+            else:
+                _touch(so)
+        if lib is None:
+            size = _build(cc, source, d, so, key)
+            try:
+                lib = _open(so)
+            except OSError as e:
+                raise CompileError(f"the kernel library just built cannot be loaded: {e}") from e
+            _wrote(d, size, keep=so.stem)
+        _loaded[key] = lib
+        return lib
+
+
+def verify_entry(so: Path, key: str) -> bool:
+    """Whether `so` is what was built under `key`: its sidecar names the key, and the file has
+    the size and SHA-256 recorded there. Empty, truncated, garbage or swapped files fail."""
+    try:
+        meta = json.loads(so.with_suffix(".meta").read_text())
+        data = so.read_bytes()
+    except (OSError, ValueError, UnicodeDecodeError):
+        return False
+    return (isinstance(meta, dict) and meta.get("key") == key and meta.get("size") == len(data)
+            and meta.get("sha256") == hashlib.sha256(data).hexdigest())
+
+
+def _open(so: Path) -> ctypes.CDLL:
     lib = ctypes.CDLL(str(so))
-    _loaded[key] = lib
+    if not _pinned:
+        _pin_openmp()
+    # Closed once nothing refers to it: ctypes function pointers keep their library alive, so
+    # no code of it can run after this.
+    weakref.finalize(lib, _dlclose, lib._handle).atexit = False
     return lib
 
 
-def _build(cc: str, source: str, d: Path, so: Path) -> None:
+def _pin_openmp() -> None:
+    """Keep the OpenMP runtime the kernels use loaded for good: closing the last kernel that
+    linked it must not unload it under its idle worker threads."""
+    for name in _OPENMP_RUNTIMES:
+        try:
+            _pinned.append(ctypes.CDLL(name, mode=os.RTLD_NOLOAD | os.RTLD_LAZY))
+            return
+        except (OSError, AttributeError):
+            continue
+
+
+def _dlclose(handle: int) -> None:
+    try:
+        import _ctypes
+        _ctypes.dlclose(handle)
+    except Exception:  # noqa: BLE001 - at worst the mapping stays
+        pass
+
+
+def _build(cc: str, source: str, d: Path, so: Path, key: str) -> int:
+    """Compile `source` into `so` (and its sidecar); returns the bytes the entry takes."""
     with tempfile.TemporaryDirectory(dir=d, prefix="build_") as tmp:
         src, obj, out = Path(tmp) / "k.c", Path(tmp) / "k.o", Path(tmp) / "k.so"
         src.write_text(source)
@@ -121,24 +291,136 @@ def _build(cc: str, source: str, d: Path, so: Path) -> None:
             if r.returncode != 0:
                 raise CompileError(f"compiling generated C failed ({' '.join(cmd[:2])} ...):\n"
                                    f"{r.stderr[-4000:]}")
+        with open(out, "rb") as f:
+            data = f.read()
+            os.fsync(f.fileno())  # on disk before it is renamed into place
+        os.chmod(out, 0o755)
         atomic_write(d / f"{so.stem}.c", source)
         os.replace(out, so)  # atomic: other processes see no kernel or a whole one
+        meta = json.dumps({"key": key, "size": len(data),
+                           "sha256": hashlib.sha256(data).hexdigest()})
+        atomic_write(so.with_suffix(".meta"), meta)
+    return sum(_on_disk(n) for n in (len(data), len(source.encode()), len(meta)))
 
 
+def _on_disk(nbytes: int) -> int:
+    """Bytes a file of `nbytes` takes, in whole 4 KiB blocks (what `du` counts)."""
+    return -(-nbytes // 4096) * 4096
+
+
+# -- Triton modules ------------------------------------------------------------------------------
 def load_py(source: str) -> ModuleType:
-    """The module of generated Python `source`: from this process, or written to the cache dir
-    (once per source hash) and imported from there."""
+    """The module of generated Python `source`: from this process, or from the cache dir, whose
+    file is rewritten unless it holds exactly `source`, and executed from there (no bytecode
+    cache: what runs is always what was compared)."""
     key = source_key(source, "py")
     mod = _loaded.get(key)
     if mod is not None:
         return mod
-    d = cache_dir()
-    d.mkdir(parents=True, exist_ok=True)
-    path = d / f"t_{key}.py"
-    if not path.exists():
-        atomic_write(path, source)
-    spec = importlib.util.spec_from_file_location(f"fluidc_generated_{key}", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    _loaded[key] = mod
-    return mod
+    with _lock:
+        mod = _loaded.get(key)
+        if mod is not None:
+            return mod
+        d = cache_dir()
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / f"t_{key}.py"
+        data = source.encode()
+        try:
+            ok = path.read_bytes() == data
+        except OSError:
+            ok = False
+        if ok:
+            _touch(path)
+        else:
+            atomic_write(path, data)
+        spec = importlib.util.spec_from_file_location(f"fluidc_generated_{key}", path)
+        mod = importlib.util.module_from_spec(spec)
+        exec(compile(source, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own codegen
+        _loaded[key] = mod
+        if not ok:
+            _wrote(d, _on_disk(len(data)), keep=path.stem)
+        return mod
+
+
+# -- keeping the directory bounded ---------------------------------------------------------------
+def _touch(path: Path) -> None:
+    """Mark an entry used now (its mtime: atime is not updated on most mounts)."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _wrote(d: Path, nbytes: int, keep: str) -> None:
+    """Count a new entry; rescan and trim the directory when it may be over its bound."""
+    limit = cache_max_bytes()
+    state = _trim_state.setdefault(str(d), [None, 0])
+    state[1] += 1
+    if state[0] is not None:
+        state[0] += nbytes
+    if state[0] is None or state[1] >= _RESCAN_EVERY or (limit is not None and state[0] > limit):
+        try:
+            state[0] = trim_cache(d, limit, keep=(keep,))
+        except OSError:
+            state[0] = None
+        state[1] = 0
+
+
+def trim_cache(d: Path | None = None, limit: int | None = None, keep=()) -> int:
+    """Remove stale build directories and temp files, then, above `limit` bytes (of disk space,
+    as `du` counts), the least recently used entries (all files of a key) down to 90% of it;
+    returns the bytes left.
+    Only names of the cache's own patterns are touched; entries named in `keep` stay."""
+    d = Path(d) if d is not None else cache_dir()
+    now = time.time()
+    entries: dict[str, list] = {}  # stem -> [bytes, last use, paths]
+    for e in os.scandir(d):
+        name = e.name
+        if _BUILD_DIR.match(name) or _TEMP_FILE.match(name):
+            _remove_if_stale(e, now)
+            continue
+        m = _ENTRY.match(name)
+        if m is None or not e.is_file(follow_symlinks=False):
+            continue
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        g = entries.setdefault(m.group(1) or m.group(2), [0, 0.0, []])
+        g[0] += file_bytes(st)
+        g[1] = max(g[1], st.st_mtime, st.st_atime)
+        g[2].append(e.path)
+    total = sum(g[0] for g in entries.values())
+    if limit is None or total <= limit:
+        return total
+    for stem, (size, _, paths) in sorted(entries.items(), key=lambda kv: kv[1][1]):
+        if total <= limit * _TRIM_TO:
+            break
+        if stem in keep:
+            continue
+        for p in sorted(paths, key=lambda p: not p.endswith(".meta")):  # sidecar first
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+        total -= size
+    return total
+
+
+def file_bytes(st: os.stat_result) -> int:
+    """The disk space a file takes (its allocated blocks; at least its size)."""
+    return max(st.st_size, getattr(st, "st_blocks", 0) * 512)
+
+
+def _remove_if_stale(e: os.DirEntry, now: float) -> None:
+    try:
+        if e.is_dir(follow_symlinks=False):
+            newest = max([e.stat(follow_symlinks=False).st_mtime]
+                         + [c.stat(follow_symlinks=False).st_mtime for c in os.scandir(e.path)])
+            if now - newest > STALE_SECONDS:
+                shutil.rmtree(e.path, ignore_errors=True)
+        elif e.is_file(follow_symlinks=False):
+            if now - e.stat(follow_symlinks=False).st_mtime > STALE_SECONDS:
+                os.unlink(e.path)
+    except OSError:
+        pass

@@ -1,8 +1,11 @@
 """A compiled plan: the generated library, an arena of buffers, and the calls of one run."""
 from __future__ import annotations
 
+import copy
 import functools
 import sys
+import threading
+import weakref
 
 import numpy as np
 import torch
@@ -41,33 +44,63 @@ class Plan:
         self.on_cpu = self.device.type == "cpu"
         self._plan_direct_io(lowered, state)
         # Arena: every other var outside the scope, at its storage's offset in one buffer
-        # allocated once and reused by every run.
+        # allocated once per instance and reused by every run of it.
         direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches}
         self.arena_plan = lowered.arena(exclude=direct)
-        self.arena = self._allocate(sorted(n for n in names - direct if n in infos
-                                           and lowered.storage(n) not in state))
+        self.arena_names = sorted(n for n in names - direct if n in infos
+                                  and lowered.storage(n) not in state)
+        self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
+        self.views_of_state = [n for n in names - state if lowered.storage(n) in state]
+        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
+        # Runs that write the scope's persistables (training, startup) are serialized per scope:
+        # two concurrent optimizer steps on one set of parameters would mix their updates.
+        self.locks = any(n in state or (n in infos and lowered.storage(n) in state)
+                         for n in written)
+        self.last_lock = None  # (scope, its run lock) of the last locked run (Executor.run)
+        self._generators: dict[int, torch.Generator] = {}
+        self.fetch_lods = [lowered.lods.get(n) for n in lowered.fetches]  # fixed per plan
+        # Instances not running now. Executor.run takes one per run (spawning another when
+        # every instance is busy in another thread), so a run owns its arena, slot table and
+        # bound scope; this plan object is the first instance.
+        self._free: list[Plan] = [self]
+        self._init_instance()
+
+    def _init_instance(self) -> None:
+        """The per-run state of one instance: its arena, slot table and binding."""
+        self.arena = self._allocate(self.arena_names)
         self.table = self.module.new_table()
         for s, slot in self.module.slots.items():
             if s in self.arena:
                 self.module.set_slot(self.table, slot, self.arena[s])
-        self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
-        self.views_of_state = [n for n in names - state if lowered.storage(n) in state]
         self.feed_views = [(n, self.arena[n].numpy() if self.on_cpu else self.arena[n])
-                           for n in lowered.feeds if n in self.arena]
+                           for n in self.lowered.feeds if n in self.arena]
+        self.spares = [[] for _ in self.fresh_fetches]
         self.scope: Scope | None = None
         self.bound: list[tuple] = []
         self.calls: list = []
         self.fetchers: list = []
         self.fetch_views: list = []
-        self._generators: dict[int, torch.Generator] = {}
-        self.fetch_lods = [lowered.lods.get(n) for n in lowered.fetches]  # fixed per plan
+
+    def spawn(self) -> "Plan":
+        """Another instance of this plan for a concurrent run: the same compiled module,
+        generators and pool, an arena and binding of its own."""
+        inst = copy.copy(self)
+        inst._free = None  # the pool is the first instance's (see release)
+        inst._init_instance()
+        return inst
+
+    def release(self) -> None:
+        """Called when the plan leaves the executor's cache: drop the pool (which holds this
+        plan while idle), so the plan and its buffers are freed when the last run ends rather
+        than by a later cycle collection. A run still under way returns its instance to the
+        old pool, which dies with it."""
+        self._free = []
 
     def _plan_direct_io(self, lowered: LoweredProgram, state: set[str]) -> None:
         """Feeds only C kernels read are used in place, and fetches only C kernels write go to
         arrays made per run and handed to the caller: no copy in, no copy out."""
         self.direct_feeds: list[tuple[str, int]] = []
         self.fresh_fetches: list[tuple[int, int, tuple, np.dtype]] = []
-        self.spares: list[list[tuple]] = []  # per fresh fetch: (array, address) handed out before
         if not (self.on_cpu and isinstance(self.module, CModule)):
             return
         touched = {n for s in lowered.steps if isinstance(s, Extern)
@@ -89,7 +122,6 @@ class Plan:
                 info = lowered.infos[n]
                 self.fresh_fetches.append((i, slots[n], tuple(info.shape),
                                            np.dtype(to_numpy_dtype(info.dtype))))
-                self.spares.append([])
 
     def _allocate(self, names: list[str]) -> dict[str, torch.Tensor]:
         """Each var a view of the arena at its storage's offset, with its own shape and dtype."""
@@ -162,14 +194,22 @@ class Plan:
             return None
         g = self._generators.get(id(op))
         if g is None:
-            g = self._generators[id(op)] = torch.Generator(device=self.device)
-            seed = int(op.attrs.get("seed", 0) or 0) or self.random_seed
-            g.manual_seed(seed if seed else int(torch.randint(0, 2**62, (1,)).item()))
+            with _generators_lock:  # instances binding at once share one stream per op
+                g = self._generators.get(id(op))
+                if g is None:
+                    g = torch.Generator(device=self.device)
+                    seed = int(op.attrs.get("seed", 0) or 0) or self.random_seed
+                    g.manual_seed(seed if seed else int(torch.randint(0, 2**62, (1,)).item()))
+                    self._generators[id(op)] = g
         return g
 
     # -- one run ----------------------------------------------------------------------------
     def run(self, feed: dict[str, np.ndarray], scope: Scope, return_numpy: bool = True) -> list:
-        """Copy feeds in, run every step, return copies of the fetches."""
+        """Copy feeds in, run every step, return copies of the fetches.
+
+        One instance runs one thread's run at a time (Executor.run hands instances out, and
+        holds the scope's run lock, scope_lock, around runs of plans that write persistables).
+        """
         if scope is not self.scope:
             self.bind(scope)
         else:
@@ -178,25 +218,32 @@ class Plan:
                     self.bind(scope)
                     break
         if self.on_cpu:
-            table = self.table
             held = []  # keeps contiguous copies of odd feeds alive through the run
-            for name, slot in self.direct_feeds:
-                a = feed[name]
-                if not a.flags.c_contiguous:
-                    a = np.ascontiguousarray(a)
-                    held.append(a)
-                table[slot] = a.ctypes.data
+            if self.direct_feeds:
+                table = self.table
+                for name, slot in self.direct_feeds:
+                    a = feed[name]
+                    if not a.flags.c_contiguous:
+                        a = np.ascontiguousarray(a)
+                        held.append(a)
+                    table[slot] = a.ctypes.data
             for name, view in self.feed_views:
                 np.copyto(view, feed[name], casting="no")
-            fresh = []
-            for (i, slot, shape, dtype), spares in zip(self.fresh_fetches, self.spares):
-                a, table[slot] = _reuse_or_new(spares, shape, dtype)
-                fresh.append(a)
-            for call in self.calls:
-                call()
-            out = [None if v is None else v.copy() for v in self.fetch_views]
-            for (i, _, _, _), a in zip(self.fresh_fetches, fresh):
-                out[i] = a
+            if self.fresh_fetches:
+                table = self.table
+                fresh = []
+                for (i, slot, shape, dtype), spares in zip(self.fresh_fetches, self.spares):
+                    a, table[slot] = _reuse_or_new(spares, shape, dtype)
+                    fresh.append(a)
+                for call in self.calls:
+                    call()
+                out = [None if v is None else v.copy() for v in self.fetch_views]
+                for (i, _, _, _), a in zip(self.fresh_fetches, fresh):
+                    out[i] = a
+            else:
+                for call in self.calls:
+                    call()
+                out = [None if v is None else v.copy() for v in self.fetch_views]
             if return_numpy:
                 return out
             return [LoDTensor(torch.from_numpy(a), lod) for a, lod in zip(out, self.fetch_lods)]
@@ -207,6 +254,25 @@ class Plan:
         if return_numpy:
             return [t.cpu().numpy() for t in self.fetchers]
         return [LoDTensor(t.cpu(), lod) for t, lod in zip(self.fetchers, self.fetch_lods)]
+
+
+_generators_lock = threading.Lock()
+_scope_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_scope_locks_lock = threading.Lock()
+
+
+def scope_lock(scope: Scope) -> threading.RLock:
+    """The lock serializing runs that write persistables into `scope`'s tree (one per root
+    scope: kid scopes read and update their parent's parameters)."""
+    while scope._parent is not None:
+        scope = scope._parent
+    lock = _scope_locks.get(scope)
+    if lock is None:
+        with _scope_locks_lock:
+            lock = _scope_locks.get(scope)
+            if lock is None:
+                lock = _scope_locks[scope] = threading.RLock()
+    return lock
 
 
 SPARES = 2  # results kept for reuse per fetch: `out = exe.run(...)[0]` holds one while the next runs
