@@ -116,6 +116,7 @@ class Executor:
             plan = self._plans.get(key)
             if plan is None:
                 plan = self._build(program, arrays, fetches, scope, strategy, dict(lods or ()))
+                plan.strategy = strategy  # its id is in the key: keep it from being reused
                 serial = key[0][0]
                 self._plans[key] = plan
                 self._program_keys.setdefault(serial, {})[key] = None
