@@ -210,33 +210,40 @@ def load_c(source: str) -> ctypes.CDLL:
     if cc is None:
         raise CompileError("no C compiler found (set CC, or install gcc)")
     key = c_key(source, cc)
-    lib = _loaded.get(key)
-    if lib is not None:
-        return lib
-    with _lock:
-        lib = _loaded.get(key)
-        if lib is not None:
-            return lib
-        d = cache_dir()
-        d.mkdir(parents=True, exist_ok=True)
+
+    def make(d: Path) -> ctypes.CDLL:
         so = d / f"k_{key}.so"
-        lib = None
         if verify_entry(so, key):
             try:
                 lib = _open(so)
             except OSError:
-                lib = None  # verified but unloadable (another process evicted it): rebuild
+                pass  # verified but unloadable (another process evicted it): rebuild
             else:
                 _touch(so)
-        if lib is None:
-            size = _build(cc, source, d, so, key)
-            try:
-                lib = _open(so)
-            except OSError as e:
-                raise CompileError(f"the kernel library just built cannot be loaded: {e}") from e
-            _wrote(d, size, keep=so.stem)
-        _loaded[key] = lib
+                return lib
+        size = _build(cc, source, d, so, key)
+        try:
+            lib = _open(so)
+        except OSError as e:
+            raise CompileError(f"the kernel library just built cannot be loaded: {e}") from e
+        _wrote(d, size, keep=so.stem)
         return lib
+    return _once(key, make)
+
+
+def _once(key: str, make):
+    """The object loaded under `key` in this process, made by make(cache dir) once (threads
+    asking together wait for the first)."""
+    hit = _loaded.get(key)
+    if hit is not None:
+        return hit
+    with _lock:
+        hit = _loaded.get(key)
+        if hit is None:
+            d = cache_dir()
+            d.mkdir(parents=True, exist_ok=True)
+            hit = _loaded[key] = make(d)
+        return hit
 
 
 def verify_entry(so: Path, key: str) -> bool:
@@ -314,15 +321,8 @@ def load_py(source: str) -> ModuleType:
     file is rewritten unless it holds exactly `source`, and executed from there (no bytecode
     cache: what runs is always what was compared)."""
     key = source_key(source, "py")
-    mod = _loaded.get(key)
-    if mod is not None:
-        return mod
-    with _lock:
-        mod = _loaded.get(key)
-        if mod is not None:
-            return mod
-        d = cache_dir()
-        d.mkdir(parents=True, exist_ok=True)
+
+    def make(d: Path) -> ModuleType:
         path = d / f"t_{key}.py"
         data = source.encode()
         try:
@@ -336,10 +336,10 @@ def load_py(source: str) -> ModuleType:
         spec = importlib.util.spec_from_file_location(f"fluidc_generated_{key}", path)
         mod = importlib.util.module_from_spec(spec)
         exec(compile(source, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own codegen
-        _loaded[key] = mod
         if not ok:
             _wrote(d, _on_disk(len(data)), keep=path.stem)
         return mod
+    return _once(key, make)
 
 
 # -- keeping the directory bounded ---------------------------------------------------------------

@@ -58,12 +58,23 @@ def check_name(name, where: str, var_what: str = "var") -> str:
             raise FormatError(f"{where}: a {var_what} name {name!r:.80} is not UTF-8") from None
     if not isinstance(name, str):
         raise FormatError(f"{where}: a {var_what} name is a {type(name).__name__}, not text")
+    if not _utf8(name):
+        raise FormatError(f"{where}: {var_what} name {_shown(name)} is not valid UTF-8 text")
+    return name
+
+
+def _utf8(name: str) -> bool:
+    """Whether UTF-8 can hold `name` (no lone surrogates)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
-        raise FormatError(f"{where}: {var_what} name {name.encode('utf-8', 'backslashreplace')!r:.80} "
-                          f"is not valid UTF-8 text") from None
-    return name
+        return False
+    return True
+
+
+def _shown(name: str) -> str:
+    """`name` printable in an error, whatever it holds."""
+    return f"{name.encode('utf-8', 'backslashreplace')!r:.80}"
 
 
 def file_name_of(name: str, dirname: str, saving: bool = False) -> str:
@@ -73,11 +84,8 @@ def file_name_of(name: str, dirname: str, saving: bool = False) -> str:
     what = "cannot be saved as a file" if saving else "cannot be loaded from a file"
     if not isinstance(name, str):
         raise err(f"{dirname}: var name {name!r:.80} {what}: not text")
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise err(f"{dirname}: var {name.encode('utf-8', 'backslashreplace')!r:.80} {what}: "
-                  f"its name is not valid UTF-8") from None
+    if not _utf8(name):
+        raise err(f"{dirname}: var {_shown(name)} {what}: its name is not valid UTF-8")
     parts = name.replace(os.sep, "/").split("/")
     if not name or "\0" in name or os.path.isabs(name) or name.startswith("/") or \
             any(p in ("", ".", "..") for p in parts):
