@@ -1,8 +1,10 @@
 """fluidc: PaddlePaddle Fluid's static graphs, compiled. `import fluidc as fluid` (1.x) or
 `import fluidc as paddle` (2.x static) and write the programs of the Paddle docs."""
+import sys as _sys
+
 from . import frontend  # noqa: F401
 from .frontend import initializer, unique_name  # noqa: F401
-from .frontend import layers  # noqa: F401
+from . import layers  # noqa: F401
 from .frontend.dtypes import VarType
 from .frontend.errors import FluidcError
 from .frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
@@ -10,24 +12,32 @@ from .frontend.framework import (Operator, Parameter, Program, Variable, default
 from .frontend.layers.api2 import (abs, add, cast, concat, divide, exp, flatten, full, log, matmul,  # noqa: A004
                                    max, maximum, mean, min, minimum, multiply, ones, reshape, scale,
                                    sqrt, square, subtract, sum, tanh, transpose, zeros)
+from .frontend.layers.api2 import cumsum, pow  # noqa: A004
 from .frontend.layers.tensor import create_parameter, static_data as data
 from .frontend.param_attr import ParamAttr
-from .passes import backward  # noqa: F401
-from .passes import optimizer  # noqa: F401
+from . import backward  # noqa: F401
+from . import clip, optimizer, regularizer  # noqa: F401
 from .passes.memory import memory_optimize
 from .passes.strategy import BuildStrategy, CompiledProgram
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
                       global_scope, scope_guard)
-from . import core, io, nn, reader, static  # noqa: F401,E402
+from . import core, io, nets, nn, reader, static  # noqa: F401,E402
 from .runtime.feeder import DataFeeder
 from .runtime.lod import create_lod_tensor, create_random_int_lodtensor
 from .runtime.reader import batch
-from .runtime import io as _io
 from .runtime.io import load, save  # paddle.save / paddle.load
 
-# Program.state_dict needs the scope (runtime), which frontend may not import: bound here.
-Program.state_dict = _io.state_dict
-Program.set_state_dict = _io.set_state_dict
+# Program.desc, Program.state_dict, Variable.get_value ... need the lower layers: bound there.
+from . import compiler, data_feeder, executor, framework, metric, metrics  # noqa: F401,E402
+from .framework import cpu_places, cuda_pinned_places, cuda_places, is_compiled_with_cuda  # noqa: E402
+from .passes.backward import gradients  # noqa: E402
+from .runtime.place import get_device, set_device  # noqa: E402
+from .runtime.random import seed  # noqa: E402
+
+# Paddle's module paths for modules fluidc keeps elsewhere (from fluid.initializer import ...).
+for _name, _module in {"initializer": initializer, "unique_name": unique_name,
+                       "param_attr": frontend.param_attr}.items():
+    _sys.modules[f"{__name__}.{_name}"] = _module
 
 __version__ = "0.1.0"
 

@@ -62,10 +62,10 @@ def demo(args: argparse.Namespace) -> int:
             test_acc, = exe.run(test_program, feed={"pixels": test_x, "label": test_y},
                                 fetch_list=[acc])
             print(f"epoch {epoch + 1:2d}  loss {np.mean(losses):.4f}  "
-                  f"held-out accuracy {test_acc[0]:.3f}")
+                  f"held-out accuracy {float(test_acc):.3f}")
         elapsed = time.perf_counter() - start
     print(f"trained {args.epochs} epochs in {elapsed:.2f} s; "
-          f"final held-out accuracy {test_acc[0]:.3f}")
+          f"final held-out accuracy {float(test_acc):.3f}")
     return 0
 
 

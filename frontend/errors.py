@@ -5,6 +5,15 @@ class FluidcError(Exception):
     """Base of every error fluidc raises on purpose."""
 
 
+def name_op(error: FluidcError, op_type: str) -> FluidcError:
+    """`error`, its message led by the op's name unless it names the op already."""
+    if f"'{op_type}'" in str(error):
+        return error
+    named = type(error)(f"op '{op_type}': {error}")
+    named.__cause__ = error.__cause__
+    return named
+
+
 class FeedError(FluidcError, ValueError):
     """A feed is missing, unknown, or of the wrong dtype, shape or LoD."""
 
@@ -15,6 +24,11 @@ class FetchError(FluidcError, ValueError):
 
 class OpError(FluidcError, ValueError):
     """An op was built or run with inputs, outputs or attributes its definition rejects."""
+
+
+class IndexRangeError(OpError, IndexError):
+    """An index (a label, an id, a gather position) outside the range its op accepts, with the
+    op, the var and the value named."""
 
 
 class ShapeError(OpError):

@@ -9,11 +9,15 @@ from typing import Any, Iterator
 
 from . import unique_name
 from .dtypes import VarType, convert_dtype, dtype_name
-from .errors import FluidcError, OpError
+from .errors import FluidcError, OpError, name_op
 from .ops import OpDesc, VarInfo, get_op_def
 from .ops.registry import EMPTY_VAR
 
 _program_serial = itertools.count()
+
+
+class SeedError(FluidcError, ValueError, TypeError):
+    """A random seed that is not an integer (Paddle 3.x raises ValueError, 1.x TypeError)."""
 
 
 class Variable:
@@ -43,6 +47,11 @@ class Variable:
         """What shape inference sees of this var."""
         return VarInfo(self.shape, self.dtype, self.lod_level)
 
+    @property
+    def desc(self) -> "VarDesc":
+        """The var's description as Paddle's VarDesc reads and sets it."""
+        return VarDesc(self)
+
     def _desc_line(self) -> str:
         kind = "persist " if self.persistable else ""
         if isinstance(self, Parameter):
@@ -57,26 +66,59 @@ class Variable:
 
     __repr__ = __str__
 
-    # Operators build elementwise ops, as Paddle's monkey-patched Variable does.
-    def _binary(self, other, op_type: str, reverse: bool = False):
-        from .layers.math_op_patch import binary_op
-        return binary_op(self, other, op_type, reverse)
+    # Operators (x + y, x @ w) and tensor methods (x.reshape) are installed by
+    # layers.math_op_patch.monkey_patch_variable(), as Paddle patches its Variable.
 
-    def __add__(self, o): return self._binary(o, "elementwise_add")
-    def __radd__(self, o): return self._binary(o, "elementwise_add", True)
-    def __sub__(self, o): return self._binary(o, "elementwise_sub")
-    def __rsub__(self, o): return self._binary(o, "elementwise_sub", True)
-    def __mul__(self, o): return self._binary(o, "elementwise_mul")
-    def __rmul__(self, o): return self._binary(o, "elementwise_mul", True)
-    def __truediv__(self, o): return self._binary(o, "elementwise_div")
-    def __rtruediv__(self, o): return self._binary(o, "elementwise_div", True)
-    def __pow__(self, o): return self._binary(o, "elementwise_pow")
-    def __neg__(self): return self._binary(-1.0, "scale")
 
-    def astype(self, dtype) -> "Variable":
-        """A cast of this var."""
-        from .layers.tensor import cast
-        return cast(self, dtype)
+class VarDesc:
+    """Paddle's VarDesc calls (var.desc.set_need_check_feed(False), ...) over a Variable;
+    every change is a change of the program (its plans are rebuilt)."""
+
+    def __init__(self, var: Variable) -> None:
+        self._var = var
+
+    def _set(self, field: str, value) -> None:
+        setattr(self._var, field, value)
+        self._var.block.program._bump()
+
+    def name(self) -> str:
+        return self._var.name
+
+    def shape(self) -> list[int]:
+        return list(self._var.shape)
+
+    def set_shape(self, shape) -> None:
+        self._set("shape", tuple(int(d) for d in shape))
+
+    def dtype(self) -> VarType:
+        return self._var.dtype
+
+    def set_dtype(self, dtype) -> None:
+        self._set("dtype", convert_dtype(dtype))
+
+    def type(self) -> VarType:
+        return self._var.type
+
+    def lod_level(self) -> int:
+        return self._var.lod_level
+
+    def persistable(self) -> bool:
+        return self._var.persistable
+
+    def set_persistable(self, value: bool) -> None:
+        self._set("persistable", bool(value))
+
+    def need_check_feed(self) -> bool:
+        return self._var.need_check_feed
+
+    def set_need_check_feed(self, value: bool) -> None:
+        self._set("need_check_feed", bool(value))
+
+    def stop_gradient(self) -> bool:
+        return self._var.stop_gradient
+
+    def set_stop_gradient(self, value: bool) -> None:
+        self._set("stop_gradient", bool(value))
 
 
 class Parameter(Variable):
@@ -120,6 +162,13 @@ class Operator:
     def has_attr(self, name: str) -> bool:
         return name in self.desc.attrs
 
+    def _is_optimize_op(self) -> bool:
+        """Whether the op updates parameters (an optimizer appended it)."""
+        return bool(int(self.desc.attrs.get("op_role", 0)) & OpRole.Optimize)
+
+    def _is_backward_op(self) -> bool:
+        return bool(int(self.desc.attrs.get("op_role", 0)) & OpRole.Backward)
+
     def _set_attr(self, name: str, value: Any) -> None:
         self.desc.attrs[name] = value
         self.block.program._bump()
@@ -162,8 +211,18 @@ def _to_names(v) -> list[str]:
     if v is None:
         return []
     if isinstance(v, (list, tuple)):
-        return [x if isinstance(x, str) else x.name for x in v]
-    return [v if isinstance(v, str) else v.name]
+        return [_var_name(x) for x in v]
+    return [_var_name(v)]
+
+
+def _var_name(v) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, Variable):
+        return v.name
+    raise TypeError(f"an op's inputs and outputs are Variables (or var names), got "
+                    f"{type(v).__name__}; build a var from data with fluid.data or "
+                    f"layers.assign")
 
 
 class Block:
@@ -235,8 +294,8 @@ class Block:
         ins = {k: [self.var(n).info() for n in v] for k, v in desc.inputs.items()}
         try:
             outs = opdef.infer(ins, desc.attrs)
-        except FluidcError:
-            raise
+        except FluidcError as e:
+            raise name_op(e, desc.type) from None
         except Exception as e:  # an infer function tripping over odd input is still an op error
             raise OpError(f"op '{desc.type}' cannot infer shapes from inputs "
                           f"{ {k: [i.shape for i in v] for k, v in ins.items()} }: {e}") from e
@@ -294,14 +353,40 @@ class Program:
     def __init__(self) -> None:
         self.blocks = [Block(self, 0)]
         self.current_block_idx = 0
-        self.random_seed = 0
         self._serial = next(_program_serial)
         self._version = 0
+        self._seed = 0
+        self._appending_grad_times = 0  # backward passes appended so far (names 'grad/' grads)
         self._is_test = False
         self._memory_optimize = None  # what fluid.memory_optimize asked of this program's plans
 
     def _bump(self) -> None:
         self._version += 1
+
+    @property
+    def random_seed(self) -> int:
+        """The seed of the program's random ops that have none of their own (0: random)."""
+        return self._seed
+
+    @random_seed.setter
+    def random_seed(self, seed: int) -> None:
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise SeedError(f"Program.random_seed's input seed must be an integer, but received "
+                            f"{type(seed)}.")
+        self._seed = seed
+        self._bump()
+
+    def _create_block(self, parent_idx: int | None = None) -> "Block":
+        """A new block, child of parent_idx (default: the current block), made current."""
+        parent = self.current_block_idx if parent_idx is None else parent_idx
+        self.blocks.append(Block(self, len(self.blocks), parent))
+        self.current_block_idx = len(self.blocks) - 1
+        self._bump()
+        return self.blocks[-1]
+
+    def _rollback(self) -> None:
+        """Make the current block's parent current again."""
+        self.current_block_idx = self.current_block().parent_idx
 
     @property
     def fingerprint(self) -> tuple[int, int]:
@@ -331,8 +416,11 @@ class Program:
     def clone(self, for_test: bool = False) -> "Program":
         """A copy; for_test drops backward and optimizer ops and sets is_test on the ops that have it."""
         p = Program()
-        p.random_seed = self.random_seed
+        p._seed = self._seed
+        p._appending_grad_times = self._appending_grad_times
         p._memory_optimize = self._memory_optimize
+        if hasattr(self, "lr_scheduler"):  # set by an optimizer given an LRScheduler
+            p.lr_scheduler = self.lr_scheduler
         p.blocks = []
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)

@@ -15,6 +15,7 @@ class ParamAttr:
         self.learning_rate = learning_rate
         self.regularizer = regularizer
         self.trainable = trainable
+        self.need_clip = need_clip
 
     @staticmethod
     def to_attr(arg: Any) -> "ParamAttr | bool":

@@ -1,4 +1,5 @@
-"""append_backward: the reverse walk from the loss, grad ops from each op's definition."""
+"""append_backward and gradients: the reverse walk from the targets, grad ops from each op's
+definition, sums where a var feeds several ops, no_grad_set and stop_gradient honoured."""
 from __future__ import annotations
 
 import networkx as nx
@@ -6,104 +7,268 @@ import numpy as np
 
 from ..frontend.dtypes import is_float
 from ..frontend.errors import FluidcError
-from ..frontend.framework import OpRole, Parameter, Variable, op_role_guard
+from ..frontend.framework import Block, OpRole, Variable, op_role_guard
 from ..frontend.ops import OpDesc, get_op_def, grad_name
-from ..frontend.ops.registry import EMPTY_VAR
+from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX
 from .graph import op_node, to_graph, var_node
 
 
-def _names(xs) -> set[str]:
-    return {x if isinstance(x, str) else x.name for x in (xs or [])}
+def _names(xs, what: str = "no_grad_set") -> set[str]:
+    if xs is None:
+        return set()
+    if isinstance(xs, (str, Variable)):
+        xs = [xs]
+    if not isinstance(xs, (set, list, tuple, frozenset)):
+        raise TypeError(f"{what} must be a set, list or tuple of Variables or names, got "
+                        f"{type(xs).__name__}")
+    out = set()
+    for x in xs:
+        if not isinstance(x, (str, Variable)):
+            raise TypeError(f"{what} holds a {type(x).__name__}; it takes Variables or names")
+        out.add(x if isinstance(x, str) else x.name)
+    return out
+
+
+def _as_list(x) -> list:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
 def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
-                    callbacks=None, checkpoints=None) -> list[tuple[Parameter, Variable]]:
-    """Append the grad ops of loss's program; return [(param, param@GRAD)] for trainable params."""
+                    callbacks=None, checkpoints=None):
+    """Append the grad ops of loss's program; return [(param, param@GRAD)] for the trainable
+    params (or those of parameter_list, in its order) that get a gradient.
+
+    callbacks are called as cb(block=block, context=grad_to_var) after each grad op is
+    appended, as Paddle's are. Recompute checkpoints change only memory use in Paddle; here the
+    gradients are computed without recomputation and, as Paddle does, the pair list is returned
+    with the checkpoint names.
+    """
+    if not isinstance(loss, Variable):
+        raise TypeError(f"append_backward: loss must be a Variable, got {type(loss).__name__}")
     if int(np.prod(loss.shape)) != 1:
         raise FluidcError(f"loss '{loss.name}' must hold one value, but its shape is "
                           f"{list(loss.shape)}; reduce it first (e.g. with mean)")
-    program = loss.block.program
-    block = program.global_block()
-    g = to_graph(program)
-    final = g.graph["final_version"]
-    loss_node = var_node(loss.name, final.get(loss.name, 0))
-    if loss_node not in g:
-        raise FluidcError(f"loss '{loss.name}' is not computed by any op of its program")
-    ops = [op.desc for op in block.ops]
-    no_grad = _names(no_grad_set) | {n for n, v in block.vars.items() if v.stop_gradient}
+    if callbacks is not None and not isinstance(callbacks, (list, tuple)):
+        raise TypeError(f"append_backward: callbacks must be a list or tuple of callables, got "
+                        f"{type(callbacks).__name__}")
+    block = loss.block.program.global_block()
+    no_grad = _names(no_grad_set)
     if parameter_list is not None:
-        wanted = _names(parameter_list)
-        no_grad |= {p.name for p in block.all_parameters() if p.name not in wanted}
+        if not isinstance(parameter_list, (list, tuple, set)):
+            raise TypeError(f"append_backward: parameter_list must be a list, tuple or set, got "
+                            f"{type(parameter_list).__name__}")
+        wanted = [p if isinstance(p, str) else p.name for p in parameter_list]
+        no_grad |= {p.name for p in block.all_parameters() if p.name not in set(wanted)}
+    else:
+        wanted = [p.name for p in block.all_parameters() if p.trainable]
+    _mark_loss_op(block, loss)
+    gname = grad_name(loss.name)
+    with op_role_guard(OpRole.Backward | OpRole.Loss):
+        _grad_var(block, loss.name, gname)
+        block.append_op("fill_constant", outputs={"Out": [gname]},
+                        attrs={"shape": list(loss.shape), "value": 1.0,
+                               "dtype": int(loss.dtype)})
+    grads = _append_grad_ops(block, [loss], {loss.name: gname}, no_grad, None, callbacks)
+    pairs = []
+    for name in wanted:
+        if name in grads and name not in no_grad:
+            param, grad = block.var(name), block.var(grads[name])
+            _record_role_var(block, param.name, grad.name)
+            pairs.append((param, grad))
+    if isinstance(checkpoints, list) and checkpoints:
+        return pairs, [c if isinstance(c, str) else c.name for c in checkpoints]
+    return pairs
 
-    # A var version needs a gradient if it lies on a path from a differentiable source to the loss.
-    on_loss_path = nx.ancestors(g, loss_node) | {loss_node}
+
+def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
+    """The grads of `targets` w.r.t. `inputs` (one var, or a list with None where an input
+    does not affect the targets); target_gradients seed the walk in place of ones."""
+    targets, inputs = _as_list(targets), _as_list(inputs)
+    seeds_given = _as_list(target_gradients) or [None] * len(targets)
+    if not targets:
+        raise ValueError("gradients: targets is empty")
+    for what, xs in (("targets", targets), ("inputs", inputs), ("target_gradients", seeds_given)):
+        bad = [x for x in xs if x is not None and not isinstance(x, Variable)]
+        if bad:
+            raise TypeError(f"gradients: {what} must be Variables, got {type(bad[0]).__name__}")
+    if len(seeds_given) != len(targets):
+        raise ValueError("Should have the same number of target_gradients as targets")
+    program = targets[0].block.program
+    block = program.global_block()
+    for v in targets + inputs:
+        if v.block.program is not program:
+            raise ValueError(f"gradients: var '{v.name}' is not in the targets' program")
+    seeds = {}
+    with op_role_guard(OpRole.Backward):
+        for target, given in zip(targets, seeds_given):
+            if given is None:
+                gname = grad_name(target.name)
+                _grad_var(block, target.name, gname)
+                block.append_op("fill_any_like", {"X": [target]}, {"Out": [gname]},
+                                {"value": 1.0, "dtype": int(target.dtype)})
+                seeds[target.name] = gname
+            else:
+                if tuple(given.shape) != tuple(target.shape):
+                    raise ValueError(f"The shapes of target and grad are different: "
+                                     f"{target.name} {list(target.shape)}, {given.name} "
+                                     f"{list(given.shape)}")
+                seeds[target.name] = given.name
+    grads = _append_grad_ops(block, targets, seeds, _names(no_grad_set),
+                             [v.name for v in inputs], None)
+    out = [block.var(grads[v.name]) if v.name in grads else None for v in inputs]
+    return out[0] if len(out) == 1 else out
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None) -> list:
+    """fluid.gradients / paddle.static.gradients: calc_gradient's result as a list (an input no
+    target depends on gives None; a single such input, as in Paddle, an empty list)."""
+    return _as_list(calc_gradient(targets, inputs, target_gradients, no_grad_set))
+
+
+def _mark_loss_op(block: Block, loss: Variable) -> None:
+    """Tag the op computing the loss with the Loss role, as Paddle does."""
+    for op in reversed(block.ops):
+        if loss.name in op.output_arg_names:
+            op._set_attr("op_role", int(op.desc.attrs.get("op_role", 0)) | OpRole.Loss)
+            return
+
+
+def _record_role_var(block: Block, param: str, grad: str) -> None:
+    """op_role_var = [param, grad] on the op that last writes the grad (Paddle's bookkeeping)."""
+    for op in reversed(block.ops):
+        if grad in op.output_arg_names:
+            op.desc.attrs["op_role_var"] = [param, grad] + list(op.desc.attrs.get("op_role_var", []))
+            return
+
+
+def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
+                inputs: list[str] | None) -> set:
+    """Var versions on a path from a differentiable source to a target: the named inputs, or
+    (inputs None) every leaf that is not stop_gradient."""
+    on_path = set(targets)
+    for t in targets:
+        on_path |= nx.ancestors(g, t)
+    sources = set(inputs) if inputs is not None else None
     needs = set()
     for node in nx.topological_sort(g):
-        if node not in on_loss_path or g.nodes[node]["kind"] != "var":
+        if node not in on_path or g.nodes[node]["kind"] != "var":
             continue
         name = g.nodes[node]["name"]
         if name in no_grad or not is_float(block.var(name).dtype):
             continue
         producers = list(g.predecessors(node))
-        if not producers:
-            if not block.var(name).stop_gradient:
+        if sources is not None and name in sources:
+            needs.add(node)
+        elif not producers:
+            if sources is None and not block.var(name).stop_gradient:
                 needs.add(node)
         elif any(v in needs for p in producers for v in g.predecessors(p)):
             needs.add(node)
-    need_names = {g.nodes[n]["name"] for n in needs}
+    return needs
 
-    with op_role_guard(OpRole.Backward | OpRole.Loss):
-        gname = grad_name(loss.name)
-        _grad_var(block, loss.name, gname)
-        block.append_op("fill_constant", outputs={"Out": [gname]},
-                        attrs={"shape": list(loss.shape), "value": 1.0, "dtype": int(loss.dtype)})
-    grad_ops: list[OpDesc] = []
-    available = {gname}
-    loss_op = max(i for i in range(len(ops)) if op_node(i) in g.predecessors(loss_node))
-    for i in range(loss_op, -1, -1):
+
+def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str],
+                     no_grad: set[str], inputs: list[str] | None, callbacks) -> dict[str, str]:
+    """Append the grad ops from the targets (whose grads are the vars named by seeds) back to
+    the sources; returns forward var name -> grad var name for every var given a grad."""
+    program = block.program
+    program._appending_grad_times += 1
+    no_grad = no_grad | {n for n, v in block.vars.items() if v.stop_gradient}
+    no_grad -= set(inputs or ())  # asked for explicitly: a data input still gets its grad
+    no_grad -= set(seeds)
+    g = to_graph(program)
+    final = g.graph["final_version"]
+    target_nodes = []
+    for t in targets:
+        node = var_node(t.name, final.get(t.name, 0))
+        if node not in g or not list(g.predecessors(node)):
+            raise FluidcError(f"target '{t.name}' is not computed by any op of its program")
+        target_nodes.append(node)
+    needs = _needs_grad(g, block, target_nodes, no_grad, inputs)
+    need_names = {g.nodes[n]["name"] for n in needs}
+    ops = [op.desc for op in block.ops]
+    # (grad op, the forward values it reads): a grad op of a grad op (double grad) reads
+    # forward vars named like grads (y@GRAD); those are never renamed or zero-filled.
+    grad_ops: list[tuple[OpDesc, frozenset[str]]] = []
+    available = {grad_name(t.name) for t in targets}
+    last = max(next(iter(g.predecessors(n)))[1] for n in target_nodes)
+    for i in range(last, -1, -1):
         op = ops[i]
-        outs = [v for v in g.successors(op_node(i))]
-        if not any(v in needs for v in outs) or not any(
+        if not any(v in needs for v in g.successors(op_node(i))) or not any(
                 v in needs for v in g.predecessors(op_node(i))):
             continue
         opdef = get_op_def(op.type)
         if opdef.grad is None:
-            raise FluidcError(f"op '{op.type}' has no gradient, but the loss '{loss.name}' "
-                              f"depends through it on {sorted(need_names & set(op.input_arg_names))}")
+            raise FluidcError(f"op '{op.type}' has no gradient, but the targets "
+                              f"{[t.name for t in targets]} depend through it on "
+                              f"{sorted(need_names & set(op.input_arg_names))}")
+        forward = frozenset(op.input_arg_names) | frozenset(op.output_arg_names)
         for gop in opdef.grad(op):
             _drop_unneeded_outputs(gop, need_names)
             if not gop.output_arg_names:
                 continue
-            for slot, names in gop.inputs.items():
-                for n in names:
-                    if n.endswith("@GRAD") and n not in available:
-                        grad_ops.append(_zeros_like(n))
-                        available.add(n)
+            for n in gop.input_arg_names:
+                if n.endswith(GRAD_SUFFIX) and n not in available and n not in forward:
+                    grad_ops.append((_zeros_like(n), frozenset({_forward_name(n)})))
+                    available.add(n)
             available.update(gop.output_arg_names)
-            grad_ops.append(gop)
+            grad_ops.append((gop, forward))
+    renames = _renames(block, [gop for gop, _ in grad_ops], seeds)
+    grad_to_var = {}  # grad var name (as appended) -> forward var name
+    for gop, forward in grad_ops:
+        for n in gop.output_arg_names:
+            grad_to_var[renames.get(n, n)] = _forward_name(n)
+        _rename(gop, renames, forward)
+    grad_ops = [gop for gop, _ in grad_ops]
     grad_ops = _accumulate(grad_ops)
     with op_role_guard(OpRole.Backward):
         for gop in grad_ops:
             for n in gop.output_arg_names:
-                _grad_var(block, _forward_name(n), n)
+                _grad_var(block, grad_to_var[n.split("@RENAME@")[0]], n)
             block.append_op(gop.type, gop.inputs, gop.outputs, gop.attrs)
-    params = [p for p in block.all_parameters() if p.trainable and p.name not in no_grad]
-    return [(p, block.var(grad_name(p.name))) for p in params if block.has_var(grad_name(p.name))]
+            for cb in callbacks or ():
+                if not callable(cb):
+                    raise ValueError("'callback' must be a callable object.")
+                cb(block=block, context=grad_to_var)
+    return {fwd: gname for gname, fwd in grad_to_var.items()}
+
+
+def _renames(block: Block, grad_ops: list[OpDesc], seeds: dict[str, str]) -> dict[str, str]:
+    """New names for this pass's grads: a target's grad is its seed var; a grad var an earlier
+    backward pass already made gets Paddle's 'grad/' prefix once per pass so far."""
+    renames = {grad_name(t): s for t, s in seeds.items()}
+    prefix = "grad/" * block.program._appending_grad_times
+    for gop in grad_ops:
+        for n in gop.output_arg_names:
+            if n not in renames and n != EMPTY_VAR and block.has_var(n):
+                renames[n] = prefix + n
+    return renames
+
+
+def _rename(op: OpDesc, renames: dict[str, str], forward: frozenset[str]) -> None:
+    """Rename this pass's grads in op; its inputs that are forward values keep their names."""
+    for slot, names in op.inputs.items():
+        op.inputs[slot] = [n if n in forward else renames.get(n, n) for n in names]
+    for slot, names in op.outputs.items():
+        op.outputs[slot] = [renames.get(n, n) for n in names]
 
 
 def _forward_name(grad: str) -> str:
-    return grad[:grad.index("@GRAD")]
+    """The var a grad belongs to: x for x@GRAD, x@GRAD for x@GRAD@GRAD (a double grad)."""
+    return grad[:grad.rindex(GRAD_SUFFIX)]
 
 
-def _grad_var(block, fwd: str, name: str) -> Variable:
+def _grad_var(block: Block, fwd: str, name: str) -> Variable:
     v = block.var(fwd)
     return block.create_var(name=name, shape=v.shape, dtype=v.dtype, lod_level=v.lod_level)
 
 
 def _drop_unneeded_outputs(gop: OpDesc, need_names: set[str]) -> None:
     for slot, names in list(gop.outputs.items()):
-        kept = [n if (not n.endswith("@GRAD") or _forward_name(n) in need_names) else EMPTY_VAR
-                for n in names]
+        kept = [n if (not n.endswith(GRAD_SUFFIX) or n[:-len(GRAD_SUFFIX)] in need_names)
+                else EMPTY_VAR for n in names]
         if all(n == EMPTY_VAR for n in kept):
             del gop.outputs[slot]
         else:
@@ -115,24 +280,25 @@ def _zeros_like(gname: str) -> OpDesc:
 
 
 def _accumulate(grad_ops: list[OpDesc]) -> list[OpDesc]:
-    """Where several grad ops write one @GRAD var, each writes a renamed copy and a sum joins them."""
-    writers: dict[str, list[int]] = {}
-    for i, op in enumerate(grad_ops):
+    """Where several grad ops (or slots of one) write one @GRAD var, each write goes to a
+    renamed copy (@RENAME@block0@k, k counting the writes) and a sum joins them before the
+    first reader."""
+    writes: dict[str, int] = {}
+    for op in grad_ops:
         for n in op.output_arg_names:
-            writers.setdefault(n, []).append(i)
+            writes[n] = writes.get(n, 0) + 1
     out: list[OpDesc] = []
     pending: dict[str, list[str]] = {}
-    for i, op in enumerate(grad_ops):
+    for op in grad_ops:
         for n in op.input_arg_names:
             if n in pending:
                 out.append(OpDesc("sum", {"X": pending.pop(n)}, {"Out": [n]}, {}))
-        for slot, names in op.outputs.items():
+        for names in op.outputs.values():
             for j, n in enumerate(names):
-                if len(writers.get(n, [])) > 1:
-                    k = writers[n].index(i)
-                    renamed = f"{n}@RENAME@block0@{k}"
+                if writes.get(n, 0) > 1:
+                    renamed = f"{n}@RENAME@block0@{len(pending.setdefault(n, []))}"
                     names[j] = renamed
-                    pending.setdefault(n, []).append(renamed)
+                    pending[n].append(renamed)
         out.append(op)
     for n, parts in pending.items():
         out.append(OpDesc("sum", {"X": parts}, {"Out": [n]}, {}))

@@ -53,7 +53,7 @@ def fold_constants(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]
         for slot, outs in op.outputs.items():
             for n, value in zip(outs, results.get(slot, [])):
                 if n != "@EMPTY@":
-                    known[n] = np.ascontiguousarray(value, dtype=to_numpy_dtype(infos[n].dtype))
+                    known[n] = np.asarray(value, dtype=to_numpy_dtype(infos[n].dtype), order="C")
         if source:
             out.append(op)
         else:

@@ -1,7 +1,7 @@
 """Concrete shape inference and lowering of composite ops into primitive ones."""
 from __future__ import annotations
 
-from ..frontend.errors import FluidcError, OpError, ShapeError
+from ..frontend.errors import FluidcError, OpError, ShapeError, name_op
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 
 
@@ -15,8 +15,8 @@ def infer_op(op: OpDesc, infos: dict[str, VarInfo]) -> None:
     try:
         ins = {k: [infos[n] for n in v] for k, v in op.inputs.items()}
         outs = opdef.infer(ins, op.attrs)
-    except FluidcError:
-        raise
+    except FluidcError as e:
+        raise name_op(e, op.type) from None
     except Exception as e:
         shapes = {k: [infos[n].shape for n in v if n in infos] for k, v in op.inputs.items()}
         raise ShapeError(f"op '{op.type}' cannot take inputs of shapes {shapes}: {e}") from e

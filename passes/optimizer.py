@@ -1,107 +1,176 @@
-"""Optimizers: minimize = the backward pass + one update op per parameter, with accumulators
-(moments, beta pows) and the learning rate as persistable vars named as Paddle names them."""
+"""Optimizers: minimize = the backward pass, then, as Paddle appends them, gradient clipping,
+weight decay and one update op per parameter, with accumulators (moments, beta pows) and the
+learning rate as persistable vars named as Paddle names them. Float attributes are rounded to
+float32, the precision Paddle's ProgramDesc keeps them in."""
 from __future__ import annotations
 
 from ..frontend import unique_name
+from ..frontend.dtypes import VarType, convert_dtype
 from ..frontend.errors import FluidcError
-from ..frontend.framework import (OpRole, Parameter, Variable,
+from ..frontend.framework import (OpRole, Parameter, Variable, default_main_program,
                                   default_startup_program, op_role_guard, program_guard)
 from ..frontend.initializer import Constant
 from .backward import append_backward
+from .clip import ClipGradBase, append_gradient_clip_ops
+from .lr_scheduler import LRScheduler
+from .regularizer import L2Decay, append_regularization_ops, as_regularizer, f32
+
+
+class OptimizerArgumentError(FluidcError, ValueError, AssertionError):
+    """An optimizer argument Paddle rejects (with ValueError, or with an assert: either catches
+    it)."""
+
+
+def _check(ok: bool, message: str) -> None:
+    if not ok:
+        raise OptimizerArgumentError(message)
+
+
+def _unit_interval(name: str, value) -> None:
+    if isinstance(value, (int, float)):
+        _check(0 <= value < 1, f"Invalid value of {name}, expect {name} in [0,1).")
+
+
+def _non_negative(name: str, value) -> None:
+    _check(value is not None, f"{name} is not set.")
+    if isinstance(value, (int, float)):
+        _check(value >= 0, f"Invalid value of {name}, expect {name} >= 0.")
 
 
 class Optimizer:
-    """Base: learning-rate var, accumulators, and the update op each subclass appends."""
+    """Base: the learning-rate var, accumulators, clipping, decay and the update op each
+    subclass appends per parameter."""
 
-    op_type = ""
-
-    def __init__(self, learning_rate=0.001, parameters=None, parameter_list=None,
-                 regularization=None, weight_decay=None, grad_clip=None, name=None) -> None:
-        if not isinstance(learning_rate, (int, float, Variable)):
-            raise TypeError(f"learning_rate must be a float or a Variable, got "
-                            f"{type(learning_rate).__name__}")
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None, parameter_list=None, regularization=None) -> None:
+        _check(learning_rate is not None, "learning_rate is not set")
+        if isinstance(learning_rate, bool) or not isinstance(
+                learning_rate, (int, float, Variable, LRScheduler)):
+            raise TypeError(f"learning rate should be float, Variable or LRScheduler, got "
+                            f"{type(learning_rate).__name__} here")
+        if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
+            raise TypeError("'grad_clip' should be an instance of GradientClipBase's derived "
+                            "class (ClipGradByValue, ClipGradByNorm, ClipGradByGlobalNorm)")
+        params = parameters if parameters is not None else parameter_list
+        if isinstance(params, Variable):
+            raise TypeError("`parameters` argument given to the optimizer should be an iterable "
+                            "of Parameters, not one")
+        self._parameter_list = list(params) if params is not None else None
         self._learning_rate = learning_rate
-        self._parameter_list = parameters if parameters is not None else parameter_list
+        self.regularization = as_regularizer(
+            weight_decay if weight_decay is not None else regularization)
+        self._grad_clip = grad_clip
+        self._name = name
+        # The learning-rate var's dtype: the parameters', then (after backward) the loss's.
+        self._dtype = self._parameter_list[0].dtype if self._parameter_list else None
         self._lr_vars: dict[int, Variable] = {}
         self._accumulators: dict[tuple[str, str], Variable] = {}
-        self.helper_name = name
 
     # -- vars -------------------------------------------------------------------------------
-    def _global_learning_rate(self, program) -> Variable:
+    def _lr_dtype(self) -> VarType:
+        dtype = convert_dtype(self._dtype) if self._dtype is not None else VarType.FP32
+        return VarType.FP32 if dtype in (VarType.FP16, VarType.BF16) else dtype
+
+    def _global_learning_rate(self, program=None) -> Variable:
+        """The program's learning-rate var, made on first use."""
         if isinstance(self._learning_rate, Variable):
             return self._learning_rate
-        key = program._serial
-        if key not in self._lr_vars:
-            name = unique_name.generate("learning_rate")
-            var = program.global_block().create_var(name=name, shape=[1], dtype="float32",
-                                                    persistable=True, stop_gradient=True)
-            startup = default_startup_program().global_block()
-            sv = startup.create_var(name=name, shape=[1], dtype="float32", persistable=True)
-            Constant(float(self._learning_rate))(sv, startup)
-            self._lr_vars[key] = var
-        return self._lr_vars[key]
+        program = program or default_main_program()
+        var = self._lr_vars.get(program._serial)
+        if var is None:
+            var = self._create_persistable(program, unique_name.generate("learning_rate"), [1],
+                                           self._lr_dtype(), self.get_lr())
+            if isinstance(self._learning_rate, LRScheduler):
+                # The Executor refreshes this var from the schedule before every run.
+                self._learning_rate._var_name = var.name
+                program.lr_scheduler = self._learning_rate
+            self._lr_vars[program._serial] = var
+        return var
+
+    @staticmethod
+    def _create_persistable(program, name: str, shape, dtype, value: float) -> Variable:
+        var = program.global_block().create_var(name=name, shape=shape, dtype=dtype,
+                                                persistable=True, stop_gradient=True)
+        startup = default_startup_program().global_block()
+        Constant(float(value))(startup.create_var(name=name, shape=shape, dtype=dtype,
+                                                  persistable=True), startup)
+        return var
 
     def _add_accumulator(self, name: str, param: Parameter, fill_value: float = 0.0,
                          shape=None) -> Variable:
         key = (name, param.name)
-        if key in self._accumulators:
-            return self._accumulators[key]
-        var_name = unique_name.generate(f"{param.name}_{name}")
-        shape = list(param.shape) if shape is None else shape
-        block = param.block.program.global_block()
-        var = block.create_var(name=var_name, shape=shape, dtype=param.dtype, persistable=True,
-                               stop_gradient=True)
-        startup = default_startup_program().global_block()
-        sv = startup.create_var(name=var_name, shape=shape, dtype=param.dtype, persistable=True)
-        Constant(fill_value)(sv, startup)
-        self._accumulators[key] = var
-        return var
+        if key not in self._accumulators:
+            shape = list(param.shape) if shape is None else shape
+            self._accumulators[key] = self._create_persistable(
+                param.block.program, unique_name.generate(f"{param.name}_{name}"), shape,
+                param.dtype, fill_value)
+        return self._accumulators[key]
 
     def _param_lr(self, param: Parameter, lr: Variable) -> Variable:
         scale = param.optimize_attr.get("learning_rate", 1.0)
+        if isinstance(scale, Variable):
+            return scale
         if scale == 1.0:
             return lr
         block = param.block
-        out = block.create_var(name=unique_name.generate("learning_rate_scaled"), shape=[1],
-                               dtype="float32", stop_gradient=True)
-        block.append_op("scale", {"X": [lr]}, {"Out": [out]}, {"scale": float(scale)})
+        out = block.create_var(name=unique_name.generate("learning_rate_scaled"), shape=lr.shape,
+                               dtype=lr.dtype, stop_gradient=True)
+        block.append_op("scale", {"X": [lr]}, {"Out": [out]}, {"scale": f32(scale)})
         return out
 
     # -- the public surface -----------------------------------------------------------------
-    def backward(self, loss: Variable, startup_program=None, parameter_list=None,
-                 no_grad_set=None, callbacks=None):
+    def backward(self, loss: Variable, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None, parameter_list=None):
         """The gradient ops of `loss`; returns [(param, grad)]."""
-        return append_backward(loss, parameter_list or self._parameter_list, no_grad_set)
+        self._dtype = loss.dtype
+        params = parameters if parameters is not None else parameter_list
+        return append_backward(loss, params or self._parameter_list, no_grad_set)
 
     def apply_gradients(self, params_grads):
-        """Append one update op per (param, grad); returns the ops."""
-        if not params_grads:
-            raise FluidcError("nothing to optimize: no trainable parameter gets a gradient")
-        program = params_grads[0][0].block.program
-        ops = []
-        with op_role_guard(OpRole.Optimize):
+        """Clip, decay, then one update op per (param, grad); returns the update ops."""
+        params_grads = sorted(((p, g) for p, g in params_grads if g is not None),
+                              key=lambda pg: pg[0].name)
+        # With no parameter (Paddle allows it) only the learning-rate var is made.
+        program = params_grads[0][0].block.program if params_grads else default_main_program()
+        with program_guard(program), op_role_guard(OpRole.Optimize):
+            if self._grad_clip is not None:
+                params_grads = self._grad_clip(params_grads)
+            else:
+                params_grads = append_gradient_clip_ops(params_grads)
+            params_grads = self._regularize(params_grads)
             lr = self._global_learning_rate(program)
-            for param, grad in params_grads:
-                if grad is None:
-                    continue
-                ops.append(self._append_optimize_op(param.block, param, grad,
-                                                    self._param_lr(param, lr)))
+            ops = [self._append_optimize_op(p.block, p, g, self._param_lr(p, lr))
+                   for p, g in params_grads if not p.stop_gradient]
+            self._finish_update(params_grads)
         return ops
 
-    def minimize(self, loss: Variable, startup_program=None, parameter_list=None,
-                 no_grad_set=None):
+    def _regularize(self, params_grads):
+        return append_regularization_ops(params_grads, self.regularization)
+
+    def minimize(self, loss: Variable, startup_program=None, parameters=None, no_grad_set=None,
+                 parameter_list=None):
         """backward + apply_gradients; returns (optimize_ops, params_grads)."""
         if not isinstance(loss, Variable):
             raise TypeError(f"minimize takes the loss Variable, got {type(loss).__name__}")
         startup = startup_program or default_startup_program()
         with program_guard(loss.block.program, startup):
-            params_grads = self.backward(loss, startup, parameter_list, no_grad_set)
+            params_grads = self.backward(loss, startup, parameters or parameter_list,
+                                         no_grad_set)
             return self.apply_gradients(params_grads), params_grads
 
     def _append_optimize_op(self, block, param, grad, lr):
         raise NotImplementedError
 
+    def _finish_update(self, params_grads) -> None:
+        """Ops after every update (adamax advances its beta pows here)."""
+
     def get_lr(self) -> float:
+        """The current learning rate (a schedule's current value)."""
+        if isinstance(self._learning_rate, LRScheduler):
+            return self._learning_rate()
+        if isinstance(self._learning_rate, Variable):
+            raise FluidcError(f"the learning rate is the var '{self._learning_rate.name}', "
+                              f"computed by the program: fetch it to read it")
         return float(self._learning_rate)
 
 
@@ -114,47 +183,241 @@ class SGD(Optimizer):
 
 
 class Momentum(Optimizer):
-    """velocity = mu * velocity + grad; param -= lr * velocity (or the Nesterov form)."""
+    """velocity = mu * velocity + grad; param -= lr * velocity (or the Nesterov form). L2 decay
+    (a float weight_decay, L2Decay, or a parameter's own L2Decay) is folded into the op."""
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
-                 weight_decay=None, grad_clip=None, parameter_list=None, regularization=None,
-                 name=None, **_) -> None:
-        super().__init__(learning_rate, parameters, parameter_list, regularization, weight_decay,
-                         grad_clip, name)
-        self._momentum = momentum
-        self._use_nesterov = use_nesterov
+                 weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
+                 use_multi_tensor=False, name=None, parameter_list=None, regularization=None):
+        _check(learning_rate is not None, "learning_rate is not set")
+        _check(momentum is not None, "momentum is not set")
+        decay = as_regularizer(weight_decay if weight_decay is not None else regularization)
+        super().__init__(learning_rate, parameters, None if isinstance(decay, L2Decay) else decay,
+                         grad_clip, name, parameter_list)
+        self._l2 = decay if isinstance(decay, L2Decay) else None
+        self._momentum, self._use_nesterov = momentum, bool(use_nesterov)
+        self._rescale_grad = rescale_grad
+
+    def _regularize(self, params_grads):
+        # A parameter's own L2Decay goes into its momentum op, not into its gradient.
+        own_l2 = [(p, g) for p, g in params_grads if isinstance(p.regularizer, L2Decay)]
+        rest = append_regularization_ops(
+            [(p, g) for p, g in params_grads if not isinstance(p.regularizer, L2Decay)],
+            self.regularization)
+        return sorted(own_l2 + rest, key=lambda pg: pg[0].name)
 
     def _append_optimize_op(self, block, param, grad, lr):
         v = self._add_accumulator("velocity", param)
+        l2 = param.regularizer if isinstance(param.regularizer, L2Decay) else \
+            self._l2 if param.regularizer is None else None
         return block.append_op(
             "momentum", {"Param": [param], "Grad": [grad], "Velocity": [v], "LearningRate": [lr]},
             {"ParamOut": [param], "VelocityOut": [v]},
-            {"mu": float(self._momentum), "use_nesterov": bool(self._use_nesterov)})
+            {"mu": f32(self._momentum), "use_nesterov": self._use_nesterov,
+             "regularization_method": "l2_decay" if l2 is not None else "",
+             "regularization_coeff": f32(l2._coeff) if l2 is not None else 0.0,
+             "rescale_grad": f32(self._rescale_grad)})
 
 
 class Adam(Optimizer):
     """Adam with Paddle's bias correction through beta1/beta2 power accumulators."""
 
+    _op_type = "adam"
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
-                 parameter_list=None, regularization=None, name=None, **_) -> None:
-        super().__init__(learning_rate, parameters, parameter_list, regularization, weight_decay,
-                         grad_clip, name)
+                 multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None,
+                 parameter_list=None, regularization=None):
+        for n, v in (("learning_rate", learning_rate), ("beta1", beta1), ("beta2", beta2),
+                     ("epsilon", epsilon)):
+            _check(v is not None, f"{n} is not set")
+        _unit_interval("beta1", beta1)
+        _unit_interval("beta2", beta2)
+        _non_negative("epsilon", epsilon)
+        if amsgrad:
+            raise FluidcError("Adam(amsgrad=True) is not supported by fluidc")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
+                         regularization)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
-        self._lazy_mode = lazy_mode
+        self._lazy_mode = bool(lazy_mode)
+
+    def _adam_io(self, param, grad, lr):
+        m1 = self._add_accumulator("moment1", param)
+        m2 = self._add_accumulator("moment2", param)
+        b1 = self._add_accumulator("beta1_pow_acc", param, self._beta_value(self._beta1, 0.9), [1])
+        b2 = self._add_accumulator("beta2_pow_acc", param, self._beta_value(self._beta2, 0.999),
+                                   [1])
+        ins = {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment1": [m1],
+               "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]}
+        outs = {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2],
+                "Beta1PowOut": [b1], "Beta2PowOut": [b2]}
+        attrs = {"epsilon": f32(self._epsilon)}
+        for k, beta in (("1", self._beta1), ("2", self._beta2)):
+            if isinstance(beta, Variable):
+                ins[f"Beta{k}Tensor"] = [beta]
+            else:
+                attrs[f"beta{k}"] = f32(beta)
+        return ins, outs, attrs
+
+    @staticmethod
+    def _beta_value(beta, default: float) -> float:
+        return default if isinstance(beta, Variable) else beta
+
+    def _append_optimize_op(self, block, param, grad, lr):
+        ins, outs, attrs = self._adam_io(param, grad, lr)
+        return block.append_op(self._op_type, ins, outs,
+                               {**attrs, "lazy_mode": self._lazy_mode, **self._extra_attrs(param)})
+
+    def _extra_attrs(self, param) -> dict:
+        return {}
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: param *= 1 - lr * coeff before the step, for the
+    parameters apply_decay_param_fun(name) accepts (all by default)."""
+
+    _op_type = "adamw"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
+                 grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
+                 name=None):
+        if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)):
+            raise TypeError("weight_decay should be int, float or Tensor.")
+        if lr_ratio is not None and not callable(lr_ratio):
+            raise TypeError(f"lr_ratio should be a function of the parameter, got "
+                            f"{type(lr_ratio).__name__}")
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
+                         lazy_mode, multi_precision, amsgrad=amsgrad, name=name)
+        self._coeff = float(weight_decay)
+        self._lr_ratio = lr_ratio
+        self._apply_decay_param_fun = apply_decay_param_fun
+
+    def _extra_attrs(self, param) -> dict:
+        decay = self._apply_decay_param_fun is None or bool(self._apply_decay_param_fun(param.name))
+        ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
+        return {"coeff": f32(self._coeff), "with_decay": decay, "lr_ratio": f32(ratio)}
+
+
+class Adagrad(Optimizer):
+    """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon)."""
+
+    def __init__(self, learning_rate=0.001, epsilon=1e-6, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, initial_accumulator_value=0.0, parameter_list=None,
+                 regularization=None):
+        _check(learning_rate is not None, "learning_rate is not set")
+        _check(epsilon is not None, "epsilon is not set")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
+                         regularization)
+        self._epsilon = epsilon
+        self._initial = initial_accumulator_value
+
+    def _append_optimize_op(self, block, param, grad, lr):
+        m = self._add_accumulator("moment", param, self._initial)
+        return block.append_op(
+            "adagrad", {"Param": [param], "Grad": [grad], "Moment": [m], "LearningRate": [lr]},
+            {"ParamOut": [param], "MomentOut": [m]}, {"epsilon": f32(self._epsilon)})
+
+
+class RMSProp(Optimizer):
+    """Root-mean-square propagation with optional momentum; `centered` divides by the running
+    variance instead of the running second moment."""
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-6, momentum=0.0,
+                 centered=False, parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 parameter_list=None, regularization=None):
+        _check(learning_rate is not None, "learning_rate is not set.")
+        for n, v in (("rho", rho), ("epsilon", epsilon), ("momentum", momentum)):
+            _non_negative(n, v)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
+                         regularization)
+        self._rho, self._epsilon, self._momentum = rho, epsilon, momentum
+        self._centered = bool(centered)
+
+    def _append_optimize_op(self, block, param, grad, lr):
+        mom = self._add_accumulator("momentum", param)
+        ms = self._add_accumulator("mean_square", param)
+        mg = self._add_accumulator("mean_grad", param)
+        return block.append_op(
+            "rmsprop", {"Param": [param], "Grad": [grad], "Moment": [mom], "MeanSquare": [ms],
+                        "MeanGrad": [mg], "LearningRate": [lr]},
+            {"ParamOut": [param], "MomentOut": [mom], "MeanSquareOut": [ms],
+             "MeanGradOut": [mg]},
+            {"epsilon": f32(self._epsilon), "decay": f32(self._rho),
+             "momentum": f32(self._momentum), "centered": self._centered})
+
+
+class Adamax(Optimizer):
+    """Adam over the infinity norm: param -= lr / (1 - beta1^t) * moment / inf_norm."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 parameter_list=None, regularization=None):
+        for n, v in (("learning_rate", learning_rate), ("beta1", beta1), ("beta2", beta2),
+                     ("epsilon", epsilon)):
+            _check(v is not None, f"{n} is not set")
+        _unit_interval("beta1", beta1)
+        _unit_interval("beta2", beta2)
+        _non_negative("epsilon", epsilon)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
+                         regularization)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+
+    def _append_optimize_op(self, block, param, grad, lr):
+        m = self._add_accumulator("moment", param)
+        u = self._add_accumulator("inf_norm", param)
+        b1 = self._add_accumulator("beta1_pow_acc", param, self._beta1, [1])
+        return block.append_op(
+            "adamax", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment": [m],
+                       "InfNorm": [u], "Beta1Pow": [b1]},
+            {"ParamOut": [param], "MomentOut": [m], "InfNormOut": [u]},
+            {"beta1": f32(self._beta1), "beta2": f32(self._beta2),
+             "epsilon": f32(self._epsilon)})
+
+    def _finish_update(self, params_grads) -> None:
+        for p, _ in params_grads:
+            if p.stop_gradient:
+                continue
+            b1 = self._accumulators[("beta1_pow_acc", p.name)]
+            p.block.append_op("scale", {"X": [b1]}, {"Out": [b1]},
+                              {"scale": f32(self._beta1), "bias": 0.0, "bias_after_scale": True})
+
+
+class Lamb(Optimizer):
+    """Layer-wise adaptive moments: an Adam direction plus lamb_weight_decay * param, scaled
+    per parameter by ||param|| / ||direction||."""
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
+                 always_adapt=False, name=None, parameter_list=None, regularization=None,
+                 multi_precision=False):
+        for n, v in (("learning_rate", learning_rate), ("beta1", beta1), ("beta2", beta2),
+                     ("epsilon", epsilon)):
+            _check(v is not None, f"{n} is not set")
+        super().__init__(learning_rate, parameters, None, grad_clip, name, parameter_list,
+                         regularization)
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+        self._lamb_weight_decay = lamb_weight_decay
+        self._exclude = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
 
     def _append_optimize_op(self, block, param, grad, lr):
         m1 = self._add_accumulator("moment1", param)
         m2 = self._add_accumulator("moment2", param)
         b1 = self._add_accumulator("beta1_pow_acc", param, self._beta1, [1])
         b2 = self._add_accumulator("beta2_pow_acc", param, self._beta2, [1])
+        decay = 0.0 if self._exclude is not None and self._exclude(param) else \
+            self._lamb_weight_decay
         return block.append_op(
-            "adam", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment1": [m1],
+            "lamb", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment1": [m1],
                      "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]},
             {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2], "Beta1PowOut": [b1],
              "Beta2PowOut": [b2]},
-            {"beta1": float(self._beta1), "beta2": float(self._beta2),
-             "epsilon": float(self._epsilon), "lazy_mode": bool(self._lazy_mode)})
+            {"beta1": f32(self._beta1), "beta2": f32(self._beta2), "epsilon": f32(self._epsilon),
+             "weight_decay": f32(decay), "always_adapt": self._always_adapt})
 
 
-SGDOptimizer, MomentumOptimizer, AdamOptimizer = SGD, Momentum, Adam
+# Fluid 1.x names.
+SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamWOptimizer = SGD, Momentum, Adam, AdamW
+AdagradOptimizer, RMSPropOptimizer, AdamaxOptimizer, LambOptimizer = (Adagrad, RMSProp, Adamax,
+                                                                      Lamb)

@@ -15,6 +15,7 @@ from .constant_fold import fold_constants
 from .cross_entropy import expand_cross_entropy
 from .epilogue import fuse_matmul_bias
 from .matmul import generated_product
+from .index_checks import index_checks, insert_index_checks
 from .inplace import write_in_place
 from .lower import lower_ops
 from .prune import needed_inputs, prune_ops
@@ -130,9 +131,12 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                 infos[n] = feed_infos[n]
             elif n in state_infos:
                 infos[n] = state_infos[n]
-    lowered = expand_cross_entropy(lower_ops(ops, infos), infos)
+    lowered = lower_ops(ops, infos)
+    checks = index_checks(lowered, infos)
+    lowered = expand_cross_entropy(lowered, infos)
     if strategy.fuse_all and strategy.fold_constants:
         lowered = prune_ops(fold_constants(lowered, infos), feed_infos, fetches, keep=persistable)
+    lowered = insert_index_checks(lowered, checks)
     written = {n for op in lowered for n in op.output_arg_names}
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]

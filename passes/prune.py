@@ -1,12 +1,15 @@
 """prune: keep the ops the fetches (and, for runs, the persistable updates) need."""
 from __future__ import annotations
 
+from ..frontend.framework import Operator, Program, Variable
 from ..frontend.ops import OpDesc
 from .graph import build_graph, op_node, var_node
 
 
-def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset()) -> list[OpDesc]:
-    """The ops needed for `fetches` and for the final values of the vars in `keep`.
+def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
+              target_ops=()) -> list[OpDesc]:
+    """The ops needed for `fetches`, for the final values of the vars in `keep`, and the ops
+    at the indices `target_ops` with what they need.
 
     Fed vars cut the graph: an op that only produced a fed var is not needed.
     """
@@ -14,8 +17,8 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset()) -
     final = g.graph["final_version"]
     feeds = set(feeds)
     targets = [var_node(n, final.get(n, 0)) for n in set(fetches) | set(keep) if n in final]
-    needed: set = set()
-    stack = [t for t in targets if t in g]
+    needed: set = {op_node(i) for i in target_ops}
+    stack = [t for t in targets if t in g] + list(needed)
     while stack:
         node = stack.pop()
         for pred in g.predecessors(node):
@@ -39,3 +42,45 @@ def needed_inputs(ops: list[OpDesc]) -> list[str]:
         written.update(op.output_arg_names)
     return out
 
+
+
+def prune_program(program: Program, feeded_var_names, targets) -> Program:
+    """Program._prune_with_input: a copy holding only the ops the targets need, fed vars cut.
+
+    A target is an Operator (kept with what it needs) or a var (Variable or name): the last op
+    writing it that is not an optimizer update (unless that op is a target too) is kept. Vars no
+    kept op uses are dropped, except the feeds and the persistables.
+    """
+    feed_names = list(feeded_var_names) if isinstance(feeded_var_names, (list, tuple, set)) \
+        else [feeded_var_names]
+    for name in feed_names:
+        if not isinstance(name, str):
+            raise ValueError(f"All feeded_var_names of Program._prune_with_input() can only be "
+                             f"str, but received {type(name)}.")
+    targets = list(targets) if isinstance(targets, (list, tuple)) else [targets]
+    block = program.global_block()
+    index = {id(op): i for i, op in enumerate(block.ops)}
+    target_ops = {index[id(t)] for t in targets if isinstance(t, Operator) and id(t) in index}
+    for t in targets:
+        if isinstance(t, Operator):
+            if id(t) not in index:
+                raise ValueError(f"target op '{t.type}' is not an op of the program's global block")
+            continue
+        if not isinstance(t, (Variable, str)):
+            raise ValueError(f"All targets of Program._prune_with_input() can only be Variable "
+                             f"or Operator, but received {type(t)}.")
+        name = t if isinstance(t, str) else t.name
+        writers = [i for i, op in enumerate(block.ops) if name in op.output_arg_names
+                   and (i in target_ops or not op._is_optimize_op())]
+        if writers and name not in feed_names:
+            target_ops.add(writers[-1])
+    pruned = program.clone()
+    pblock = pruned.global_block()
+    kept = {id(d) for d in prune_ops([op.desc for op in pblock.ops], feed_names, [],
+                                     target_ops=sorted(target_ops))}
+    pblock.ops = [op for op in pblock.ops if id(op.desc) in kept]
+    used = set(feed_names) | {n for op in pblock.ops for n in op.input_arg_names + op.output_arg_names}
+    for name in [n for n, v in pblock.vars.items() if n not in used and not v.persistable]:
+        del pblock.vars[name]
+    pruned._bump()
+    return pruned

@@ -13,11 +13,12 @@ from ..codegen.compiler import find_compiler
 from ..codegen.triton_plan import generate_triton, triton_device
 from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
 from ..frontend.errors import FeedError, FetchError
-from ..frontend.framework import Program, Variable, default_main_program
+from ..frontend.framework import Operator, Program, Variable, default_main_program
 from ..frontend.ops import VarInfo
 from ..passes.pipeline import lower_program
+from ..passes.prune import prune_program
 from ..passes.strategy import BuildStrategy
-from .place import CPUPlace, CUDAPlace
+from .place import CUDAPlace, expected_place
 from .plan import Plan, scope_lock
 from .reference import ReferencePlan
 from .scope import Scope, global_scope
@@ -27,6 +28,7 @@ _warned_no_compiler = False
 # Plans kept per executor, least recently used dropped first: a plan is per feed signature
 # (every batch size, every LoD has its own), and each holds an arena and a loaded library.
 _MAX_PLANS = 128
+_MAX_PRUNED = 32  # pruned copies of programs kept for use_prune runs
 # Plans are built one at a time: the passes and the compiler cache are not reentrant, and two
 # threads missing the same plan build it once.
 _build_lock = threading.RLock()
@@ -41,9 +43,10 @@ class Executor:
     """
 
     def __init__(self, place=None) -> None:
-        self.place = place if place is not None else CPUPlace()
+        self.place = place if place is not None else expected_place()
         self._plans: OrderedDict[tuple, Plan | _Serialized] = OrderedDict()  # LRU order
         self._mru = None  # the plan at the end of _plans: hits on it need no reordering
+        self._pruned_programs: OrderedDict[tuple, Program] = OrderedDict()  # use_prune's copies
         self._program_keys: dict[int, dict[tuple, None]] = {}  # program serial -> its plan keys
         self._finalizers: dict[int, weakref.finalize] = {}  # program serial -> its finalizer
         # An executor dropped without close() takes its programs' finalizers with it.
@@ -54,6 +57,7 @@ class Executor:
         with _build_lock:
             _detach_all(self._finalizers)
             self._program_keys.clear()
+            self._pruned_programs.clear()
             plans = list(self._plans.values())
             self._plans.clear()
             self._mru = None
@@ -63,15 +67,32 @@ class Executor:
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name: str = "feed",
             fetch_var_name: str = "fetch", scope: Scope | None = None, return_numpy: bool = True,
-            use_program_cache: bool = True, **_):
-        """Run `program` with `feed`, returning the values of `fetch_list`."""
+            use_program_cache: bool = True, use_prune: bool = False, **_):
+        """Run `program` with `feed`, returning the values of `fetch_list`.
+
+        use_prune (or optimizer ops in fetch_list, as minimize() returns them) runs only the
+        ops the fetches and those updates need, as Paddle does; pruned programs are cached.
+        """
         program = program if program is not None else default_main_program()
         strategy = getattr(program, "_build_strategy", None)
         program = getattr(program, "_program", program)
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run takes a Program or CompiledProgram, got "
                             f"{type(program).__name__}")
+        fetch_list = fetch_list or ()
+        if isinstance(fetch_list, (str, Variable)):  # Paddle takes one target unlisted too
+            fetch_list = [fetch_list]
+        fetch_names = [f if type(f) is str else f.name if isinstance(f, Variable) else None
+                       for f in fetch_list]
+        if use_prune or None in fetch_names:
+            fetch_names, optimize_ops = self._split_optimize_ops_in_fetch_list(fetch_list)
+            program = self._pruned(program, feed, fetch_names, optimize_ops)
         scope = scope if scope is not None else global_scope()
+        if not isinstance(scope, Scope):
+            raise TypeError(f"Executor.run: scope must be a Scope, got {type(scope).__name__}")
+        schedule = getattr(program, "lr_scheduler", None)
+        if schedule is not None:  # paddle.optimizer.lr: the rate this run uses
+            _set_learning_rate(schedule, scope)
         feed = feed or {}
         if not isinstance(feed, dict):
             # A reader's batch: one feed dict per place (fluidc runs on one).
@@ -82,11 +103,11 @@ class Executor:
         readers = getattr(program, "_py_readers", None)
         if readers:  # non-iterable readers feed their vars themselves
             feed = _read_feeds(readers, feed)
-        fetch_names = [_fetch_name(f) for f in (fetch_list or [])]
         arrays, lods = feed, None
         for value in feed.values():
             if type(value) is not np.ndarray:  # lists, LoDTensors: convert (the common case skips)
-                arrays = {name: _as_array(name, v) for name, v in feed.items()}
+                block = program.global_block()
+                arrays = {name: _as_array(name, v, block) for name, v in feed.items()}
                 lods = _feed_lods(feed)
                 break
         key = (program.fingerprint, tuple([(n, a.shape, a.dtype) for n, a in arrays.items()]),
@@ -99,6 +120,60 @@ class Executor:
         if plan.locks:  # it writes persistables: one run at a time per scope
             return _run_locked(plan, arrays, scope, return_numpy)
         return _run_instance(plan, arrays, scope, return_numpy)
+
+    @classmethod
+    def _split_optimize_ops_in_fetch_list(cls, fetch_list) -> tuple[list[str], list[Operator]]:
+        """(fetch names, optimizer ops) of a fetch list that may hold minimize()'s ops, lists
+        of them, or its (ops, params_grads) tuple."""
+        names, ops = [], []
+
+        def take(item):
+            if isinstance(item, Operator):
+                if not item._is_optimize_op():
+                    raise TypeError("The operator in fetch_list is not an optimize_op")
+                ops.append(item)
+            elif isinstance(item, (str, Variable)):
+                names.append(_fetch_name(item))
+            else:
+                raise FetchTypeError(f"The item in fetch_list should be str, variable or "
+                                     f"optimize_op, but received {type(item)}.")
+
+        for i, item in enumerate(fetch_list):
+            if isinstance(item, list):
+                for x in item:
+                    take(x)
+            elif isinstance(item, tuple):
+                if not isinstance(item[0], (list, tuple)):
+                    raise TypeError(f"Requires fetch_list[{i}][0] shall be one of (list, tuple) "
+                                    f"when type(fetch_list[{i}]) is `tuple`, but received "
+                                    f"fetch_list[{i}][0]'s type is `{type(item[0]).__name__}`.")
+                for x in item[0]:
+                    take(x)
+            else:
+                take(item)
+        return names, ops
+
+    @classmethod
+    def _prune_program(cls, program: Program, feed, fetch_names: list[str],
+                       optimize_ops: list[Operator]) -> Program:
+        """The program cut to the fetches and the optimizer ops (all of them when none are
+        named), fed vars cutting it."""
+        if not optimize_ops:
+            optimize_ops = [op for op in program.global_block().ops if op._is_optimize_op()]
+        return prune_program(program, _feed_names(feed), list(fetch_names) + list(optimize_ops))
+
+    def _pruned(self, program: Program, feed, fetch_names: list[str],
+                optimize_ops: list[Operator]) -> Program:
+        """The cached pruned copy of `program` for these feeds, fetches and optimizer ops."""
+        key = (program.fingerprint, tuple(_feed_names(feed)), tuple(fetch_names),
+               tuple(id(op) for op in optimize_ops))
+        pruned = self._pruned_programs.get(key)
+        if pruned is None:
+            pruned = self._prune_program(program, feed, fetch_names, optimize_ops)
+            self._pruned_programs[key] = pruned
+            while len(self._pruned_programs) > _MAX_PRUNED:
+                self._pruned_programs.popitem(last=False)
+        return pruned
 
     def _touch(self, key: tuple, plan) -> None:
         """Make `plan` the most recently used."""
@@ -140,14 +215,25 @@ class Executor:
         block = program.global_block()
         feed_infos = {}
         for name, arr in arrays.items():
-            if not block.has_var(name):
-                raise FeedError(f"feed '{name}' is not a var of the program")
+            if not isinstance(name, str):
+                raise FeedError(f"feed keys are var names (str), got {type(name).__name__} "
+                                f"{getattr(name, 'name', name)!r:.60}")
+            if not block.has_var(name):  # Paddle ignores it too; a missing var still raises
+                warnings.warn(f"feed '{name}' is not a var of the program; it is ignored",
+                              stacklevel=4)
+                continue
             feed_infos[name] = _check_feed(block.var(name), arr)
             if lods and name in lods:
                 _check_lod(name, lods[name], arr)
+        written = {n for op in block.ops for n in op.output_arg_names}
         for name in fetches:
             if not block.has_var(name):
                 raise FetchError(f"fetch target '{name}' is not a var of the program")
+            if name not in written and name not in feed_infos and (
+                    not block.var(name).persistable or scope.find_var(name) is None):
+                raise FetchError(f"fetch target '{name}' has no value: no op of the program "
+                                 f"writes it, it is not fed and it is not a persistable var "
+                                 f"of the scope")
         state_infos = {}
         for name, v in block.vars.items():
             if not v.persistable or v.type != VarType.LOD_TENSOR:
@@ -169,6 +255,10 @@ class Executor:
             _warn_no_compiler()
             return _Serialized(ReferencePlan(program, list(arrays), fetches))
         return Plan(lowered, program.random_seed)
+
+
+class FetchTypeError(FetchError, TypeError):
+    """A fetch_list entry that is neither a var, a name nor an optimizer op."""
 
 
 class _Serialized:
@@ -223,6 +313,15 @@ def _run_locked(plan, arrays: dict, scope: Scope, return_numpy: bool) -> list:
         plan.last_lock = (scope, lock)
     with lock:
         return _run_instance(plan, arrays, scope, return_numpy)
+
+
+def _set_learning_rate(schedule, scope: Scope) -> None:
+    """Write the schedule's current rate into its var, as Paddle's Executor does before each
+    run; skipped while the scope lacks the var (the startup program has not run)."""
+    holder = scope.find_var(schedule._var_name)
+    t = holder._tensor._t if holder is not None else None
+    if t is not None:
+        t.fill_(schedule())
 
 
 def _run_instance(plan, arrays, scope: Scope, return_numpy: bool):
@@ -310,15 +409,33 @@ def _fetch_name(f) -> str:
     raise FetchError(f"fetch_list entries are Variables or names, got {type(f).__name__}")
 
 
-def _as_array(name: str, value) -> np.ndarray:
+def _feed_names(feed) -> list[str]:
+    """The var names a feed dict (or a reader's list of them) feeds."""
+    if isinstance(feed, (list, tuple)):
+        return [n for part in feed for n in part]
+    return list(feed or {})
+
+
+def _as_array(name: str, value, block) -> np.ndarray:
+    """A feed value as an array: LoDTensors give theirs; lists and scalars are read with the
+    var's dtype, as Paddle reads them."""
     if isinstance(value, LoDTensor):
         return value.numpy()
     if isinstance(value, np.ndarray):
         return value
+    if value is None:
+        raise FeedError(f"feed '{name}' is None")
+    dtype = to_numpy_dtype(block.var(name).dtype) if isinstance(name, str) and \
+        block.has_var(name) else None
     try:
-        return np.asarray(value)
+        arr = np.asarray(value, dtype=dtype)
     except Exception as e:
-        raise FeedError(f"feed '{name}' cannot be read as an array: {e}") from e
+        raise FeedError(f"feed '{name}' ({type(value).__name__}) cannot be read as an array of "
+                        f"{dtype or 'numbers'}: {e}") from e
+    if arr.dtype == object:
+        raise FeedError(f"feed '{name}' ({type(value).__name__}) holds Python objects, not "
+                        f"numbers")
+    return arr
 
 
 def _feed_lods(feed: dict) -> tuple | None:

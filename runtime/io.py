@@ -8,14 +8,13 @@ inside the directory; pickles are read by runtime/safe_pickle.py unless allow_pi
 """
 from __future__ import annotations
 
-import collections
 import os
 import pickle
 import warnings
 
 import numpy as np
 
-from ..frontend.dtypes import VarType, dtype_name
+from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
 from ..frontend.errors import FluidcError, FormatError, UninitializedVarError
 from ..frontend.framework import OpRole, Parameter, Program, Variable, default_main_program
 from ..passes.prune import prune_ops
@@ -177,6 +176,8 @@ def _var_files(dirname: str, main_program, vars, predicate, filename: str | None
     scope = global_scope()
     chosen = _select(main_program, vars, predicate)
     values = {v.name: _value(scope, v.name) for v in chosen}
+    if filename is not None and not values:
+        return {}  # nothing persistable: Paddle writes no params file
     if filename is not None:
         rel = os.path.relpath(file_name_of(filename, dirname, saving=True), dirname)
         for name in values:
@@ -217,11 +218,10 @@ def save_persistables(executor, dirname: str, main_program=None, filename: str |
 def _read_vars(dirname: str, chosen: list[Variable], filename: str | None) -> dict[str, LoDTensor]:
     """Read and check every var (nothing is stored yet)."""
     if filename is not None:
+        if not chosen:
+            return {}  # nothing to read: a model without parameters has no params file
         path = os.path.join(dirname, filename)
-        names = sorted(v.name for v in chosen)
-        loaded = combine_from_bytes(_read(path, "combined params"), path, names)
-        by_name = {v.name: v for v in chosen}
-        return {n: _check(by_name[n], t, path) for n, t in loaded.items()}
+        return _check_combined(_read(path, "combined params"), path, chosen)
     out = {}
     for v in chosen:
         path = file_name_of(v.name, dirname)
@@ -229,6 +229,14 @@ def _read_vars(dirname: str, chosen: list[Variable], filename: str | None) -> di
             raise FormatError(f"{path}: missing: the program's var '{v.name}' has no file in {dirname}")
         out[v.name] = _check(v, tensor_from_bytes(_read(path, f"var '{v.name}'"), path, v.name), path)
     return out
+
+
+def _check_combined(data: bytes, where: str, chosen: list[Variable]) -> dict[str, LoDTensor]:
+    """The vars of a combined stream (save_combine's: name order), each checked."""
+    names = sorted(v.name for v in chosen)
+    loaded = combine_from_bytes(data, where, names)
+    by_name = {v.name: v for v in chosen}
+    return {n: _check(by_name[n], t, where) for n, t in loaded.items()}
 
 
 def load_vars(executor, dirname: str, main_program=None, vars=None, predicate=None,
@@ -381,22 +389,119 @@ def static_save_inference_model(path_prefix: str, feed_vars, fetch_vars, executo
     program = getattr(program, "_program", program)
     pruned = _inference_program(program, _names(feed_vars, "feed_vars"),
                                 _names(fetch_vars, "fetch_vars"))
-    folder, base = os.path.split(os.path.abspath(prefix))
-    (params,) = _var_files(folder, pruned, None, is_persistable, base + ".pdiparams").values()
-    write_set({prefix + ".pdmodel": _serialize(pruned, "save_inference_model"),
-               prefix + ".pdiparams": params})
+    files = {prefix + ".pdmodel": _serialize(pruned, "save_inference_model")}
+    params = _persistable_bytes(pruned)
+    if params is not None:  # as Paddle, no .pdiparams for a model without persistables
+        files[prefix + ".pdiparams"] = params
+    write_set(files)
+
+
+def _persistable_bytes(program: Program) -> bytes | None:
+    """The program's persistables as one save_combine stream (name order); None if it has none."""
+    scope = global_scope()
+    chosen = _select(program, None, is_persistable)
+    for v in chosen:
+        file_name_of(v.name, "<params>", saving=True)  # UTF-8 (the model file holds them)
+    if not chosen:
+        return None
+    return combine_to_bytes([_value(scope, v.name) for v in sorted(chosen, key=lambda v: v.name)])
+
+
+def normalize_program(program: Program, feed_vars, fetch_vars, **kwargs) -> Program:
+    """paddle.static.normalize_program: the inference program (pruned to fetch_vars from
+    feed_vars, test mode, feed and fetch ops added) that save_inference_model writes."""
+    if not isinstance(program, Program):
+        raise TypeError(f"program type must be `Program`, but received `{type(program)}`")
+    feed_vars = feed_vars if isinstance(feed_vars, list) else [feed_vars]
+    fetch_vars = fetch_vars if isinstance(fetch_vars, list) else [fetch_vars]
+    if not all(isinstance(v, Variable) for v in feed_vars):
+        raise TypeError("feed_vars type must be a Variable or a list of Variable.")
+    if not all(isinstance(v, Variable) for v in fetch_vars):
+        raise TypeError("fetch_vars type must be a Variable or a list of Variable.")
+    if not program.global_block().ops:
+        raise ValueError("program must not be empty. at least one operator is required!")
+    return _inference_program(program, [v.name for v in feed_vars], [v.name for v in fetch_vars])
+
+
+def serialize_persistables(feed_vars, fetch_vars, executor, program=None, **kwargs) -> bytes | None:
+    """paddle.static.serialize_persistables: the persistables the inference program needs, as
+    the .pdiparams bytes; None (with a warning) when it needs none."""
+    program = program if program is not None else default_main_program()
+    data = _persistable_bytes(normalize_program(getattr(program, "_program", program),
+                                                feed_vars, fetch_vars))
+    if data is None:
+        warnings.warn("no variable in your model, please ensure there are any variables in "
+                      "your model to save", UserWarning, stacklevel=2)
+    return data
+
+
+def deserialize_persistables(program: Program, data: bytes | None, executor) -> None:
+    """paddle.static.deserialize_persistables: the program's persistables from .pdiparams
+    bytes, all checked before the scope changes."""
+    if not isinstance(program, Program):
+        raise TypeError(f"program type must be `Program`, but received `{type(program)}`")
+    chosen = _select(program, None, is_persistable)
+    if data is None:
+        if any(is_parameter(v) for v in chosen):
+            raise FormatError("deserialize_persistables: data is None, but the program has "
+                              "parameters to load")
+        return
+    if not isinstance(data, (bytes, bytearray)):
+        raise TypeError(f"deserialize_persistables: data must be bytes, got {type(data).__name__}")
+    _store(global_scope(), _check_combined(bytes(data), "<persistables bytes>", chosen))
+
+
+def save_to_file(path: str, content: bytes) -> None:
+    """paddle.static.save_to_file: write bytes to path (whole, or not at all)."""
+    if not isinstance(content, bytes):
+        raise ValueError("'content' type should be bytes.")
+    atomic_write(path, content)
+
+
+def load_from_file(path: str) -> bytes:
+    """paddle.static.load_from_file: a file's bytes."""
+    return _read(path, "load_from_file")
 
 
 def static_load_inference_model(path_prefix: str, executor, **kwargs) -> list:
-    """paddle.static.load_inference_model: a path prefix, or a 1.x directory (model_filename=...)."""
-    if os.path.isdir(resolve_dir(path_prefix)):
-        return load_inference_model(path_prefix, executor, kwargs.get("model_filename"),
-                                    kwargs.get("params_filename"))
+    """paddle.static.load_inference_model: a path prefix, a 1.x directory (model_filename=...),
+    or, with path_prefix None, the bytes of serialize_program/serialize_persistables passed as
+    model_filename and params_filename."""
+    if path_prefix is None:
+        model = kwargs.get("model_filename")
+        if not isinstance(model, (bytes, bytearray)):
+            raise ValueError("load_inference_model: with path_prefix None, model_filename must be "
+                             "the model's bytes (serialize_program) and params_filename its "
+                             "persistables' bytes (serialize_persistables)")
+        return load_inference_model_from_bytes(bytes(model), kwargs.get("params_filename"),
+                                               executor)
+    if kwargs or os.path.isdir(resolve_dir(path_prefix)):  # the 1.x way: a directory
+        folder = resolve_dir(path_prefix)
+        return load_inference_model(path_prefix, executor,
+                                    _suffixed(folder, kwargs.get("model_filename"), ".pdmodel"),
+                                    _suffixed(folder, kwargs.get("params_filename"), ".pdiparams"))
     model = path_prefix + ".pdmodel"
     program = parse_program(_read(model, "inference model"), model)
     feeds, fetches = _feeds_and_fetches(program, model)
     folder, base = os.path.split(os.path.abspath(path_prefix))
     load_vars(executor, folder, program, predicate=is_persistable, filename=base + ".pdiparams")
+    return [program, feeds, fetches]
+
+
+def _suffixed(folder: str, name: str | None, suffix: str) -> str | None:
+    """A file name given to the 1.x-style loader: with `suffix` when that file exists (what
+    save_inference_model's path prefix wrote), else as given, as Paddle resolves it."""
+    if name is None or not os.path.exists(os.path.join(folder, name + suffix)):
+        return name
+    return name + suffix
+
+
+def load_inference_model_from_bytes(model: bytes, params: bytes | None, executor) -> list:
+    """load_inference_model(path_prefix=None, model_filename=bytes, params_filename=bytes):
+    the model and its persistables from memory, as serialize_program/_persistables made them."""
+    program = parse_program(model, "<model bytes>")
+    feeds, fetches = _feeds_and_fetches(program, "<model bytes>")
+    deserialize_persistables(program, params, executor)
     return [program, feeds, fetches]
 
 
@@ -413,6 +518,43 @@ def state_dict(program: Program, mode: str = "all", scope: Scope | None = None) 
         raise ValueError(f"state_dict mode must be 'all', 'param' or 'opt', got {mode!r}")
     scope = scope if scope is not None else global_scope()
     return {v.name: _value(scope, v.name) for v in _select(program, None, preds[mode])}
+
+
+def _scope_arg(scope, what: str) -> Scope:
+    if scope is None:
+        return global_scope()
+    if not isinstance(scope, Scope):
+        raise TypeError(f"{what}: `scope` should be None or a Scope, but received {type(scope)}")
+    return scope
+
+
+def get_value(var: Variable, scope: Scope | None = None) -> LoDTensor:
+    """Variable.get_value: the var's tensor in `scope` (default: the global scope)."""
+    holder = _scope_arg(scope, "get_value").find_var(var.name)
+    if holder is None:
+        raise ValueError(f"Can not find Variable '{var.name}' in the Scope.")
+    return holder.get_tensor()
+
+
+def set_value(var: Variable, value, scope: Scope | None = None) -> None:
+    """Variable.set_value: copy a numpy array (or anything with __array__) of the var's
+    shape into its tensor in `scope`, converted to the held dtype."""
+    if not (isinstance(value, np.ndarray) or hasattr(value, "__array__")):
+        raise TypeError(f"`value` should be `numpy.ndarray` or `LoDTensor`, but received "
+                        f"{type(value)}.")
+    holder = _scope_arg(scope, "set_value").find_var(var.name)
+    if holder is None:
+        raise ValueError(f"Can not find Variable '{var.name}' in the Scope.")
+    arr = np.asarray(value)
+    held = holder.get_tensor()
+    want = tuple(held.shape()) if held._t is not None else tuple(var.shape)
+    if len(want) != arr.ndim or any(w not in (-1, a) for w, a in zip(want, arr.shape)):
+        raise ValueError(f"{var.name} expected a shape {list(want)}, but the received shape is "
+                         f"{list(arr.shape)}.")
+    if held._t is None:
+        held.set(arr.astype(to_numpy_dtype(var.dtype), copy=False))
+    else:
+        held._t.copy_(to_torch(np.ascontiguousarray(arr)).to(held._t.dtype))
 
 
 _HOLDABLE = {np.dtype(n) for n in ("bool", "uint8", "int8", "int16", "int32", "int64",
@@ -551,29 +693,52 @@ def _unpickle(data: bytes, where: str, allow_pickle: bool):
         raise FormatError(f"{where}: truncated or corrupt pickle: {type(e).__name__}: {e}") from None
 
 
-def _to_plain(obj, scope: Scope):
-    """Tensors and static vars -> numpy arrays, containers kept (what Paddle pickles)."""
-    if isinstance(obj, LoDTensor):
-        return _numpy(obj).copy()
-    if isinstance(obj, Variable):
-        return _numpy(_value(scope, obj.name)).copy()
-    if isinstance(obj, dict):
-        return type(obj)((k, _to_plain(v, scope)) for k, v in obj.items()) \
-            if isinstance(obj, collections.OrderedDict) else {k: _to_plain(v, scope) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_plain(v, scope) for v in obj)
-    return obj
+def _tensor_pickle(arr: np.ndarray):
+    """Paddle's pickled form of a tensor: eval('data', {'data': array})."""
+    return eval, ("data", {"data": arr})
 
 
-def save(obj, path: str, protocol: int = 4, **configs) -> None:
-    """paddle.save: a Program as ProgramDesc bytes; anything else (state dicts, tensors, nests) pickled."""
+class _PaddlePickler(pickle.Pickler):
+    """Pickles as paddle.save does: tensors (LoDTensors, static vars' values) in Paddle's eval
+    form, numpy arrays and containers as themselves."""
+
+    def __init__(self, file, protocol: int, scope: Scope) -> None:
+        super().__init__(file, protocol=protocol)
+        self._scope = scope
+
+    def reducer_override(self, obj):
+        if isinstance(obj, LoDTensor):
+            return _tensor_pickle(_numpy(obj).copy())
+        if isinstance(obj, Variable):
+            return _tensor_pickle(_numpy(_value(self._scope, obj.name)).copy())
+        return NotImplemented
+
+
+def _pickled(obj, protocol: int) -> bytes:
+    import io as _bio
+    buf = _bio.BytesIO()
+    _PaddlePickler(buf, protocol, global_scope()).dump(obj)
+    return buf.getvalue()
+
+
+def save(obj, path, protocol: int = 4, **configs) -> None:
+    """paddle.save to a file path or a BytesIO: a Program as ProgramDesc bytes; anything else
+    (state dicts, tensors, nests of them) pickled in Paddle's layout."""
+    import io as _bio
     _check_protocol(protocol)
-    if not isinstance(path, str) or not os.path.basename(path) or os.path.isdir(path):
+    if isinstance(path, _bio.BytesIO):
+        path.write(_serialize(obj, "paddle.save") if isinstance(obj, Program) else
+                   _pickled(obj, protocol))
+        return
+    if not isinstance(path, str):
+        raise ValueError(f"paddle.save only supports saving objects to file and `BytesIO`, but "
+                         f"got {type(path)}")
+    if not os.path.basename(path) or os.path.isdir(path):
         raise ValueError(f"paddle.save: path must be dirname/filename, got {path!r}")
     if isinstance(obj, Program):
         atomic_write(path, _serialize(obj, "paddle.save"))
         return
-    atomic_write(path, pickle.dumps(_to_plain(obj, global_scope()), protocol=protocol))
+    atomic_write(path, _pickled(obj, protocol))
 
 
 def _numpy(t: LoDTensor) -> np.ndarray:
@@ -614,18 +779,28 @@ def load(path: str, **configs):
     Pickles are read with a restricted unpickler (arrays, containers, scalars) unless
     allow_pickle=True is passed for a trusted file.
     """
+    import io as _bio
+    if isinstance(path, _bio.BytesIO):
+        return _load_bytes(path.read(), "<BytesIO>", configs)
+    if not isinstance(path, str):
+        raise ValueError(f"paddle.load only supports loading objects from a file path or a "
+                         f"`BytesIO`, but got {type(path)}")
     if os.path.isdir(resolve_dir(path)):
         return _load_dir(path, configs)
     if not os.path.exists(path) and member_exists(path + ".pdmodel"):
         program = parse_program(_read(path + ".pdmodel", "model"), path + ".pdmodel")
         folder, base = os.path.split(os.path.abspath(path))
         return _program_values(program, folder, configs.get("params_filename") or base + ".pdiparams")
-    data = _read(path, "paddle.load")
+    return _load_bytes(_read(path, "paddle.load"), path, configs)
+
+
+def _load_bytes(data: bytes, where: str, configs: dict):
+    """A pickle, one tensor stream or a ProgramDesc, told apart by their first bytes."""
     if data[:1] == b"\x80":  # a pickle (protocol 2+)
-        return _unpickle(data, path, bool(configs.get("allow_pickle", False)))
+        return _unpickle(data, where, bool(configs.get("allow_pickle", False)))
     if data[:4] == b"\0\0\0\0":  # a LoDTensor stream begins with version 0
-        return _numpy(tensor_from_bytes(data, path, os.path.basename(path)))
-    return parse_program(data, path)
+        return _numpy(tensor_from_bytes(data, where, os.path.basename(where)))
+    return parse_program(data, where)
 
 
 def load_program_state(model_path: str, var_list=None) -> dict[str, np.ndarray]:

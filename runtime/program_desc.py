@@ -18,6 +18,7 @@ from ..frontend.dtypes import VarType
 from ..frontend.errors import FluidcError, FormatError
 from ..frontend.framework import Block, Operator, Parameter, Program, Variable
 from ..frontend.ops import OpDesc, get_op_def, has_op_def
+from ..frontend.ops.registry import FRAMEWORK_TYPES
 from . import proto
 from .safe_pickle import MAX_NUMEL, MAX_RANK
 
@@ -201,11 +202,6 @@ def check_shape(dims, where: str, what: str) -> list[int]:
     return dims
 
 
-# Attributes any op may carry (registry.FRAMEWORK_ATTRS), with their Python types.
-FRAMEWORK_TYPES = {"op_role": 0, "op_role_var": [""], "op_namescope": "", "op_callstack": [""],
-                   "op_device": "", "with_quant_attr": False, "use_mkldnn": False,
-                   "use_cudnn": False, "mkldnn_data_type": "", "use_quantizer": False,
-                   "name": "", "use_onednn": False, "onednn_data_type": ""}
 _KIND = {INT: "int", LONG: "int", FLOAT: "float", FLOAT64: "float", STRING: "str", BOOLEAN: "bool",
          BLOCK: "block", INTS: "ints", LONGS: "ints", FLOATS: "floats", FLOAT64S: "floats",
          STRINGS: "strs", BOOLEANS: "bools", BLOCKS: "blocks", VAR: "var", VARS: "vars",

@@ -309,3 +309,68 @@ def _drain(q: queue.Queue) -> None:
             q.get_nowait()
     except queue.Empty:
         pass
+
+
+class MultiprocessReaderError(FluidcError, RuntimeError):
+    """A reader run by multiprocess_reader failed in its process (the message carries why)."""
+
+
+def _read_into(reader: Reader, q, index: int) -> None:
+    """A multiprocess_reader worker: every sample, then the end mark (or the failure)."""
+    try:
+        for sample in reader():
+            if sample is None:
+                raise ValueError("sample has None")
+            q.put((index, sample))
+        q.put((index, _END_MARK))
+    except BaseException as e:  # noqa: BLE001 (reported to the consumer, which raises)
+        q.put((index, _Failed(RuntimeError(f"{type(e).__name__}: {e}"))))
+
+
+_END_MARK = "__fluidc_reader_end__"
+
+
+def multiprocess_reader(readers: list, use_pipe: bool = True, queue_size: int = 1000) -> Reader:
+    """The samples of several readers, each read in a process of its own (forked), in the
+    order they arrive. A reader that fails, or yields None, fails the combined reader.
+    use_pipe is accepted for Paddle's signature: samples always travel through one queue."""
+    import multiprocessing
+    if not isinstance(readers, (list, tuple)) or not readers:
+        raise ValueError("multiprocess_reader: readers must be a non-empty list or tuple")
+    for r in readers:
+        _check_reader(r, "multiprocess_reader")
+    ctx = multiprocessing.get_context("fork")
+
+    def reader():
+        q = ctx.Queue(queue_size)
+        procs = [ctx.Process(target=_read_into, args=(r, q, i), daemon=True)
+                 for i, r in enumerate(readers)]
+        for p in procs:
+            p.start()
+        try:
+            finished = 0
+            while finished < len(procs):
+                try:
+                    index, sample = q.get(timeout=1.0)
+                except queue.Empty:
+                    dead = [i for i, p in enumerate(procs) if p.exitcode not in (None, 0)]
+                    if dead:
+                        raise MultiprocessReaderError(
+                            f"multiprocess_reader: the process of reader {dead[0]} died "
+                            f"(exit code {procs[dead[0]].exitcode})") from None
+                    continue
+                if isinstance(sample, _Failed):
+                    raise MultiprocessReaderError(
+                        f"multiprocess_reader: reader {index} raised {sample.error}")
+                if isinstance(sample, str) and sample == _END_MARK:
+                    finished += 1
+                else:
+                    yield sample
+        finally:
+            for p in procs:
+                if p.is_alive():
+                    p.terminate()
+                p.join()
+            q.close()
+            q.join_thread()
+    return reader

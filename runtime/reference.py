@@ -8,6 +8,7 @@ import torch
 from ..frontend.errors import UninitializedVarError
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.checks import check_attrs, check_index_values
 from ..passes.lower import TempNamer, infer_op
 from ..passes.prune import prune_ops
 from .scope import Scope
@@ -25,6 +26,12 @@ def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) 
             run_op(sub, values, rng)
         return
     ins = {k: [values[n] for n in v] for k, v in op.inputs.items()}
+    if opdef.indices is not None:
+        shapes = {k: [np.shape(a) for a in v] for k, v in ins.items()}
+        for slot, bound in opdef.indices(shapes, op.attrs).items():
+            for n, a in zip(op.input(slot), ins[slot]):
+                check_index_values(torch.from_numpy(np.ascontiguousarray(a)),
+                                   check_attrs(op.type, slot, n, bound))
     attrs = dict(op.attrs)
     if opdef.stateful or "seed" in attrs:
         attrs["__rng__"] = rng

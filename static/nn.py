@@ -1,8 +1,9 @@
-"""paddle.static.nn: layers with 2.x argument names."""
-from ..frontend.layers import nn as _nn
-from ..frontend.layers.nn import batch_norm, embedding  # noqa: F401
-
-
-def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None, name=None):
-    """Fully connected layer (2.x names for fluid.layers.fc)."""
-    return _nn.fc(x, size, num_flatten_dims, weight_attr, bias_attr, activation, name)
+"""paddle.static.nn: layers with 2.x argument names, and the sequence layers (also reachable
+as paddle.static.nn.sequence_lod.*)."""
+from ..frontend.layers import sequence as sequence_lod  # noqa: F401
+from ..frontend.layers.api2.static_nn import batch_norm, embedding, fc  # noqa: F401
+from ..frontend.layers.conv import conv2d, layer_norm  # noqa: F401
+from ..frontend.layers.sequence import (sequence_concat, sequence_conv,  # noqa: F401
+                                        sequence_expand, sequence_first_step,
+                                        sequence_last_step, sequence_pool, sequence_reshape,
+                                        sequence_softmax)

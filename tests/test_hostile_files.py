@@ -657,3 +657,13 @@ def test_stale_prefix_temp_files_are_ignored_and_cleaned(tmp_path):
 def _read(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+@pytest.mark.parametrize("mutants,seed", [(60, 5), pytest.param(2000, 7, marks=pytest.mark.slow)])
+def test_mutated_files_never_crash_hang_or_fail_unclearly(tmp_path, mutants, seed):
+    """Every reader, in a worker process, over mutants of every saved form (tests/file_campaign.py):
+    each read loads (with the declared shapes) or is a FormatError naming the file."""
+    from file_campaign import campaign
+    report = campaign(mutants, seed=seed, root=str(tmp_path))
+    assert report["bug_count"] == 0, report["bugs"]
+    assert sum(sum(c.values()) for c in report["counts"].values()) > mutants

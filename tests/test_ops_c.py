@@ -304,6 +304,29 @@ add("adam", Case(dict(_ADAM)), Case({**_ADAM, **_BETAS}, label="beta_tensors"),
     Case(dict(_ADAM), {"use_global_beta_pow": True}, outs=("ParamOut", "Moment1Out", "Moment2Out"),
          label="global_pow"))
 add("adam_update", Case(dict(_ADAM), {"epsilon": 1e-6}), Case({**_ADAM, **_BETAS}, label="betas"))
+_POS35 = dict(lo=0.1, hi=1.0)
+add("adagrad", Case({**_PG, "Moment": f(3, 5, **_POS35)}, {"epsilon": 1e-6}))
+add("adamax", Case({**_PG, "Moment": f(3, 5), "InfNorm": f(3, 5, **_POS35),
+                    "Beta1Pow": Const([0.9 ** 2])}))
+add("adamw", Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True}),
+    Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True, "lr_ratio": 0.5}, label="lr_ratio"))
+add("adamw_update", Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True}))
+add("rmsprop", Case({**_PG, "MeanSquare": f(3, 5, **_POS35), "Moment": f(3, 5)}),
+    Case({**_PG, "MeanSquare": f(3, 5, lo=1.0, hi=2.0), "Moment": f(3, 5),
+          "MeanGrad": f(3, 5, lo=-0.5, hi=0.5)}, {"centered": True, "momentum": 0.9},
+         label="centered"))
+add("lamb", Case({k: v for k, v in _ADAM.items()}, {"weight_decay": 0.01}))
+add("lamb_direction", Case({k: _ADAM[k] for k in ("Param", "Grad", "Moment1", "Moment2",
+                                                  "Beta1Pow", "Beta2Pow")}))
+add("lamb_apply", Case({"Param": f(3, 5), "TrustRatioDiv": f(3, 5), "LearningRate": Const([0.1]),
+                        "ParamNorm": Const([2.0]), "TrustRatioDivNorm": Const([0.5])}))
+add("squared_l2_norm", Case({"X": F(S)}))
+add("clip_by_norm", Case({"X": F(S)}, {"max_norm": 0.5}), Case({"X": F(S)}, {"max_norm": 1e3},
+                                                                 label="no_clip"))
+add("clip_by_norm_apply", Case({"X": f(3, 5), "SquaredNorm": Const([4.0])}, {"max_norm": 1.0}))
+add("increment", Case({"X": Const([3.0])}, {"step": 2.0}))
+add("cos", Case({"X": F(S)}))
+add("fill_any_like", Case({"X": F(S)}, {"value": 2.5}))
 
 # --- conv, norm, activations, shape ops (frontend/ops/{conv,norm,activation,shape}.py) ---------
 CONV32 = (1e-4, 1e-5)  # numpy's float32 einsum sums in another order than torch's conv
@@ -334,6 +357,23 @@ add("swish", Case({"X": f(*S, lo=-6, hi=6)}, {"beta": 1.5}))
 add("silu", Case({"X": f(*S, lo=-6, hi=6)}))
 add("clip", Case({"X": f(*S)}, {"min": -0.5, "max": 0.7}),
     Case({"X": f(*S), "Min": Const([-1.0]), "Max": Const([0.25])}, label="tensors"))
+# the ops of the 1.x/2.x activations, losses and encodings (tests/test_ops_extra.py has more)
+for _op, _a in {"relu6": {}, "hard_sigmoid": {}, "logsigmoid": {}, "softsign": {}, "selu": {},
+                "elu": {"alpha": 0.5}, "softplus": {"beta": 2.0, "threshold": 3.0}}.items():
+    add(_op, Case({"X": f(*S, lo=-8, hi=8)}, _a))
+add("pow", Case({"X": f(*S, **POS)}, {"factor": 2.5}),
+    Case({"X": f(*S, **POS), "FactorTensor": Const([1.5])}, label="tensor"))
+add("log_softmax", Case({"X": f(*S, lo=-4, hi=4)}), Case({"X": f(*S)}, {"axis": 1}, label="axis1"))
+add("cumsum", Case({"X": f(*S)}, {"axis": 1, "exclusive": True, "reverse": True}),
+    Case({"X": f(4, 5)}, {"flatten": True}, label="flat"))
+add("cross_entropy2", Case({"X": P((6, 5)), "Label": I((6, 1), 0, 5)}, outs=("Y", "MatchX")))
+add("sigmoid_cross_entropy_with_logits", Case({"X": f(6, 5, lo=-4, hi=4), "Label": P((6, 5))}))
+add("bce_loss", Case({"X": P((6, 5)), "Label": P((6, 5))}))
+add("nll_loss", Case({"X": P((6, 5)), "Label": I((6,), 0, 5)}, {"reduction": "none"}),
+    Case({"X": P((6, 5)), "Label": I((6,), 0, 5), "Weight": f(5, **POS)}, label="weighted"))
+add("cos_sim", Case({"X": f(6, 4), "Y": f(1, 4)}))
+add("one_hot_v2", Case({"X": I((3, 2), 0, 4)}, {"depth": 4}, dtypes=("float32",)))
+add("one_hot", Case({"X": I((3, 1), 0, 4)}, {"depth": 4}, dtypes=("float32",)))
 add("flatten_contiguous_range", Case({"X": f(2, 3, 4, 5)}, {"start_axis": 1, "stop_axis": 2},
                                      outs=("Out",)))
 add("flatten2", Case({"X": f(2, 3, 4)}, {"axis": 2}, outs=("Out",)))
@@ -372,7 +412,9 @@ def case_params(skip=frozenset()):
 def test_every_forward_op_has_a_case():
     # Sequence ops need a LoD feed: tests/test_sequence_ops.py runs them through the executor.
     lod_ops = {t for t in forward_op_types() if get_op_def(t).lod is not None}
-    missing = forward_op_types() - set(CASES) - RANDOM_OPS - lod_ops
+    # Ops without outputs only check (check_index: tests/test_misuse.py raises through it).
+    checks = {t for t in forward_op_types() if not get_op_def(t).outputs}
+    missing = forward_op_types() - set(CASES) - RANDOM_OPS - lod_ops - checks
     assert not missing, f"forward ops with no C-backend case in test_ops_c.py: {sorted(missing)}"
     stateful = {t for t in forward_op_types() if get_op_def(t).stateful}
     assert stateful <= RANDOM_OPS, f"random ops without a statistical test: {stateful - RANDOM_OPS}"

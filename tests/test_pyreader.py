@@ -135,7 +135,7 @@ def test_train_and_test_programs_each_with_a_reader():
     accs = []
     try:
         while True:
-            accs.append(float(exe.run(test_prog, fetch_list=[test_acc])[0][0]))
+            accs.append(float(exe.run(test_prog, fetch_list=[test_acc])[0]))
     except fluid.core.EOFException:
         test_reader.reset()
     assert len(accs) == 4 and np.mean(accs) > 0.6  # chance is 1/3

@@ -19,7 +19,8 @@ def _regression(optimizer):
     rng = np.random.default_rng(0)
     xs = rng.normal(size=(64, 4)).astype("float32")
     ys = xs @ np.array([[1.0], [-2.0], [3.0], [0.5]], "float32") + 1.0
-    losses = [exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[loss])[0][0] for _ in range(200)]
+    losses = [exe.run(main, feed={"x": xs, "y": ys}, fetch_list=[loss])[0].item()
+              for _ in range(200)]
     return losses
 
 

@@ -17,3 +17,7 @@ for _m in pkgutil.iter_modules(__path__):
         if inspect.isfunction(_obj) and not _name.startswith("_") and _obj.__module__ == _mod.__name__:
             globals()[_name] = _obj
             __all__.append(_name)
+
+from .math_op_patch import monkey_patch_variable  # noqa: E402
+
+monkey_patch_variable()  # x + y, x.reshape(...): as Paddle patches its static Variable

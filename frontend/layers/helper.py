@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import unique_name
 from ..dtypes import VarType, convert_dtype
 from ..errors import FluidcError
@@ -50,8 +52,11 @@ class LayerHelper:
         if attr is False:
             return None
         attr = ParamAttr.to_attr(attr)
-        if any(d is None or int(d) < 0 for d in shape):
-            raise FluidcError(f"layer '{self.name}': parameter shape {list(shape)} must be known")
+        if any(not isinstance(d, (int, np.integer)) or isinstance(d, bool) for d in shape):
+            raise TypeError(f"layer '{self.name}': parameter shape {list(shape)} must be ints")
+        if any(d <= 0 for d in shape):
+            raise FluidcError(f"layer '{self.name}': parameter shape {list(shape)} must be known "
+                              f"and positive (a size of 0 or an unknown input dim?)")
         suffix = "b" if is_bias else "w"
         name = attr.name or unique_name.generate(f"{self.name}.{suffix}")
         init = attr.initializer or default_initializer or (Constant(0.0) if is_bias else Xavier())
@@ -59,6 +64,7 @@ class LayerHelper:
         param = self.main_program.global_block().create_parameter(
             name, shape, dtype, trainable=attr.trainable, regularizer=attr.regularizer,
             optimize_attr={"learning_rate": attr.learning_rate}, initializer=init)
+        param.need_clip = attr.need_clip  # read by gradient clipping
         startup_block = self.startup_program.global_block()
         if not startup_block.has_var(name):
             sv = startup_block.create_parameter(name, shape, dtype, trainable=attr.trainable)

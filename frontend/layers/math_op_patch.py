@@ -1,16 +1,28 @@
-"""Variable's arithmetic operators (x + y, 2 * x, -x), built from elementwise ops and scale."""
+"""Variable's operators (x + y, 2 * x, -x, x @ w, x < y) and the tensor methods Paddle patches
+onto static Variables (x.reshape(...), x.astype(...), x.sum(), x.ndim, x.T).
+
+`monkey_patch_variable()` installs the methods; the public face calls it once, as Paddle's does.
+Variable keeps identity `==` and hashing: Paddle's `__eq__`/`__ne__` build `equal` ops, which
+would make `var in some_list` true for any var; use paddle.equal for the op.
+"""
 from __future__ import annotations
 
 from numbers import Number
 
+from ..dtypes import VarType, convert_dtype
 from ..framework import Variable
+from . import api2, nn, tensor
 from .helper import LayerHelper
+
+_INT_DTYPES = (VarType.INT8, VarType.UINT8, VarType.INT16, VarType.INT32, VarType.INT64)
 
 
 def binary_op(x: Variable, other, op_type: str, reverse: bool) -> Variable:
     """x <op> other, where other is a Variable or a Python number."""
     helper = LayerHelper(op_type)
-    if isinstance(other, Number):
+    if isinstance(other, Number) and not isinstance(other, bool):
+        if op_type == "elementwise_div" and x.dtype in _INT_DTYPES:
+            x = tensor.cast(x, "float32")  # Paddle divides integers as floats
         if op_type == "scale":
             return _scale(helper, x, float(other), 0.0)
         if op_type == "elementwise_add":
@@ -23,11 +35,19 @@ def binary_op(x: Variable, other, op_type: str, reverse: bool) -> Variable:
             return _scale(helper, x, float(other), 0.0)
         if op_type == "elementwise_div" and not reverse:
             return _scale(helper, x, 1.0 / float(other), 0.0)
-        from .tensor import fill_constant
-        other = fill_constant([1], x.dtype, float(other))
+        other = tensor.fill_constant([1], x.dtype, float(other))
+    elif not isinstance(other, Variable):
+        raise TypeError(f"cannot apply {op_type} to Variable '{x.name}' and a "
+                        f"{type(other).__name__}; use a Variable or a number")
+    if op_type == "elementwise_div" and x.dtype in _INT_DTYPES and other.dtype in _INT_DTYPES:
+        x, other = tensor.cast(x, "float32"), tensor.cast(other, "float32")
     a, b = (other, x) if reverse else (x, other)
     out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]})
+    if op_type == "matmul_v2":
+        helper.append_op(op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]},
+                         attrs={"trans_x": False, "trans_y": False})
+    else:
+        helper.append_op(op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]})
     return out
 
 
@@ -36,3 +56,73 @@ def _scale(helper: LayerHelper, x: Variable, scale: float, bias: float) -> Varia
     helper.append_op("scale", inputs={"X": [x]}, outputs={"Out": [out]},
                      attrs={"scale": scale, "bias": bias})
     return out
+
+
+def _operator(op_type: str, reverse: bool = False):
+    def method(self, other):
+        return binary_op(self, other, op_type, reverse)
+    method.__name__ = op_type
+    return method
+
+
+def astype(self: Variable, dtype) -> Variable:
+    """This var converted to `dtype` (itself when it already has that dtype)."""
+    return self if convert_dtype(dtype) == self.dtype else tensor.cast(self, dtype)
+
+
+def dim(self: Variable) -> int:
+    """The number of dims."""
+    return len(self.shape)
+
+
+def item(self: Variable) -> Variable:
+    """The var itself (static graphs have no values to take); it must be at most 1-D."""
+    if len(self.shape) > 1:
+        raise TypeError(f"Required input var should be 1-D Variable, but received {list(self.shape)}")
+    return self
+
+
+def _transposed(self: Variable) -> Variable:
+    return api2.transpose(self, list(range(len(self.shape)))[::-1])
+
+
+# Operators: Paddle's op for each (number operands become scale ops or [1] constants).
+_OPERATORS = {
+    "__add__": ("elementwise_add", False), "__radd__": ("elementwise_add", True),
+    "__sub__": ("elementwise_sub", False), "__rsub__": ("elementwise_sub", True),
+    "__mul__": ("elementwise_mul", False), "__rmul__": ("elementwise_mul", True),
+    "__truediv__": ("elementwise_div", False), "__rtruediv__": ("elementwise_div", True),
+    "__floordiv__": ("elementwise_floordiv", False),
+    "__rfloordiv__": ("elementwise_floordiv", True),
+    "__mod__": ("elementwise_mod", False), "__rmod__": ("elementwise_mod", True),
+    "__pow__": ("elementwise_pow", False), "__rpow__": ("elementwise_pow", True),
+    "__matmul__": ("matmul_v2", False), "__rmatmul__": ("matmul_v2", True),
+    "__lt__": ("less_than", False), "__le__": ("less_equal", False),
+    "__gt__": ("greater_than", False), "__ge__": ("greater_equal", False),
+}
+
+# Tensor methods (paddle.tensor's tensor_method_func) that fluidc has, with 2.x signatures.
+_METHODS = {
+    "abs": api2.abs, "add": api2.add, "subtract": api2.subtract, "multiply": api2.multiply,
+    "divide": api2.divide, "maximum": api2.maximum, "minimum": api2.minimum,
+    "matmul": api2.matmul, "mean": api2.mean, "sum": api2.sum, "max": api2.max,
+    "min": api2.min, "exp": api2.exp, "log": api2.log, "sqrt": api2.sqrt,
+    "square": api2.square, "tanh": api2.tanh, "scale": api2.scale, "cast": api2.cast,
+    "concat": api2.concat, "flatten": api2.flatten, "reshape": api2.reshape,
+    "transpose": api2.transpose, "rsqrt": nn.rsqrt, "sigmoid": nn.sigmoid,
+}
+
+
+def monkey_patch_variable() -> None:
+    """Install the operators and tensor methods on Variable."""
+    for name, (op_type, reverse) in _OPERATORS.items():
+        setattr(Variable, name, _operator(op_type, reverse))
+    Variable.__neg__ = lambda self: _scale(LayerHelper("scale"), self, -1.0, 0.0)
+    Variable.__abs__ = lambda self: api2.abs(self)
+    for name, fn in _METHODS.items():
+        setattr(Variable, name, fn)
+    Variable.astype = astype
+    Variable.dim = Variable.ndimension = dim
+    Variable.ndim = property(dim)
+    Variable.T = property(_transposed)
+    Variable.item = item

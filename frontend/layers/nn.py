@@ -4,11 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..dtypes import VarType
-from ..errors import FluidcError
+from ..errors import FluidcError, ShapeError
 from ..framework import Variable
 from ..initializer import Constant
 from ..param_attr import ParamAttr
 from .helper import LayerHelper
+from .loss import _hard_label_cross_entropy
 
 
 def _unary(op_type: str, x: Variable, name: str | None = None, **attrs) -> Variable:
@@ -173,7 +174,11 @@ def square_error_cost(input, label):
 
 
 def cross_entropy(input, label, soft_label: bool = False, ignore_index: int = -100):
-    """-log(input[label]) per row (or -sum(label * log(input)) with soft labels)."""
+    """-log(input[label]) per row (or -sum(label * log(input)) with soft labels).
+
+    Hard labels append cross_entropy2, as Paddle's 1.x layer does since 1.6."""
+    if not soft_label:
+        return _hard_label_cross_entropy(input, label, ignore_index)
     helper = LayerHelper("cross_entropy")
     out = helper.create_variable_for_type_inference(input.dtype)
     helper.append_op("cross_entropy", inputs={"X": [input], "Label": [label]},
@@ -258,6 +263,9 @@ def batch_norm(input, act=None, is_test: bool = False, momentum: float = 0.9,
                use_global_stats: bool = False):
     """Normalize over the batch (and spatial dims) per channel, with running statistics."""
     helper = LayerHelper("batch_norm", name=name)
+    if not 2 <= len(input.shape) <= 5:
+        raise ShapeError(f"batch_norm: input '{input.name}' must have rank 2 to 5, got shape "
+                         f"{list(input.shape)}")
     c = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
     dtype = input.dtype
     scale = helper.create_parameter(ParamAttr.to_attr(param_attr), [c], dtype,

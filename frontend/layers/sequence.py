@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..dtypes import VarType
 from ..errors import FluidcError
 from ..framework import Variable
+from ..param_attr import ParamAttr
 from .helper import LayerHelper
 
 
@@ -76,3 +77,24 @@ def sequence_reshape(input: Variable, new_dim: int) -> Variable:
     helper.append_op("sequence_reshape", inputs={"X": [input]}, outputs={"Out": [out]},
                      attrs={"new_dim": int(new_dim)})
     return out
+
+
+def sequence_conv(input: Variable, num_filters: int, filter_size: int = 3, filter_stride: int = 1,
+                  padding: bool = True, padding_start=None, bias_attr=None, param_attr=None,
+                  act=None, name=None) -> Variable:
+    """A convolution over filter_size consecutive rows within each sequence (+ bias, act)."""
+    _check_lod_input("sequence_conv", input)
+    helper = LayerHelper("sequence_conv", name=name)
+    if input.shape[-1] < 0:
+        raise FluidcError(f"sequence_conv '{helper.name}': the width of input '{input.name}' "
+                          f"{list(input.shape)} must be known")
+    w = helper.create_parameter(ParamAttr.to_attr(param_attr),
+                                [filter_size * input.shape[-1], num_filters], input.dtype)
+    start = -int(filter_size // 2) if padding_start is None else int(padding_start)
+    pre_bias = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("sequence_conv", inputs={"X": [input], "Filter": [w]},
+                     outputs={"Out": [pre_bias]},
+                     attrs={"contextStride": int(filter_stride), "contextStart": start,
+                            "contextLength": int(filter_size)})
+    pre_act = helper.append_bias_op(pre_bias, bias_attr, num_filters)
+    return helper.append_activation(pre_act, act)

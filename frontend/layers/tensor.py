@@ -10,29 +10,62 @@ from ..initializer import Constant
 from .helper import LayerHelper
 
 
+def _data_shape(name: str, shape) -> list[int]:
+    """A data var's shape: ints, None or -1 for a size known only when fed; anything else is
+    an error naming the var (as Paddle's)."""
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"data '{name}': shape must be a list or tuple, got "
+                        f"{type(shape).__name__}")
+    out = []
+    for d in shape:
+        if d is None:
+            d = -1
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError(f"data '{name}': shape {list(shape)} holds {d!r}, not an int")
+        if d < -1:
+            raise ValueError(f"data '{name}': shape {list(shape)} holds {d}; only -1 (or None) "
+                             f"stands for a size known when fed")
+        out.append(int(d))
+    return out
+
+
+def _data_var(name: str, shape: list[int], dtype, **kw) -> Variable:
+    """The data var; declaring a name twice with another shape or dtype is an error, as in
+    Paddle."""
+    block = default_main_program().global_block()
+    if block.has_var(name):
+        old = block.var(name)
+        if list(old.shape) != shape or old.dtype != convert_dtype(dtype):
+            raise ValueError(f"data '{name}' exists already with shape {list(old.shape)} and "
+                             f"dtype {old.dtype.name}; it cannot be declared again with shape "
+                             f"{shape} and dtype {convert_dtype(dtype).name}")
+    return block.create_var(name=name, shape=shape, dtype=dtype, **kw)
+
+
 def data(name: str, shape, dtype="float32", lod_level: int = 0, append_batch_size: bool = True,
          stop_gradient: bool = True, type=VarType.LOD_TENSOR) -> Variable:
     """Fluid 1.x data var: a batch dim is prepended unless shape already has -1; feeds are lax."""
-    shape = [int(d) for d in shape]
+    shape = _data_shape(name, shape)
     if append_batch_size and -1 not in shape:
         shape = [-1] + shape
-    return default_main_program().global_block().create_var(
-        name=name, shape=shape, dtype=dtype, lod_level=lod_level, stop_gradient=stop_gradient,
-        is_data=True, need_check_feed=False)
+    return _data_var(name=name, shape=shape, dtype=dtype, lod_level=lod_level,
+                     stop_gradient=stop_gradient, is_data=True, need_check_feed=False)
 
 
 def static_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
     """fluid.data / paddle.static.data: the shape as declared (None = -1), feeds checked against it."""
-    shape = [-1 if d is None else int(d) for d in shape]
-    return default_main_program().global_block().create_var(
-        name=name, shape=shape, dtype=dtype or "float32", lod_level=lod_level, stop_gradient=True,
-        is_data=True, need_check_feed=True)
+    shape = _data_shape(name, shape)
+    return _data_var(name=name, shape=shape, dtype=dtype or "float32", lod_level=lod_level,
+                     stop_gradient=True, is_data=True, need_check_feed=True)
 
 
 def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | None = None,
                   name: str | None = None) -> Variable:
     """A tensor of `shape` filled with `value`."""
     helper = LayerHelper("fill_constant", name=name)
+    if any(int(d) < 0 for d in shape):
+        raise ValueError(f"fill_constant: shape {list(shape)} must be sizes >= 0 (a batch-sized "
+                         f"fill is fill_constant_batch_size_like)")
     dtype = convert_dtype(dtype)
     out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     helper.append_op("fill_constant", outputs={"Out": [out]},

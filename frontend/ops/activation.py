@@ -1,4 +1,5 @@
-"""More activations, each one pointwise expression with its grad: hard_swish, swish, silu, clip."""
+"""More activations, each one pointwise expression with its grad: hard_swish, swish, silu, clip,
+relu6, hard_sigmoid, logsigmoid, softsign, selu, softplus, elu and pow."""
 from __future__ import annotations
 
 from .define import pointwise, unary
@@ -76,3 +77,115 @@ def _clip_grad(op: OpDesc) -> list[OpDesc]:
 
 pointwise("clip", ["X", "Min?", "Max?"], ["Out"], _clip, CLIP_ATTRS, grad=_clip_grad)
 pointwise("clip_grad", ["X", "Min?", "Max?", "Out@GRAD"], ["X@GRAD"], _clip_grad_expr, CLIP_ATTRS)
+
+
+# --- the 1.x/2.x activations Paddle saves as their own ops -------------------------------------
+
+def _relu6(o, x, a):
+    return o.minimum(o.maximum(x, _c(o, 0, x)), _c(o, a["threshold"], x))
+
+
+def _relu6_grad(o, out, d, a):
+    inside = o.logical_and(o.gt(out, _c(o, 0, out)), o.lt(out, _c(o, a["threshold"], out)))
+    return o.where(inside, d, _c(o, 0, d))
+
+
+def _hard_sigmoid(o, x, a):
+    lin = o.add(o.mul(x, _c(o, a["slope"], x)), _c(o, a["offset"], x))
+    return o.minimum(o.maximum(lin, _c(o, 0, x)), _c(o, 1, x))
+
+
+def _hard_sigmoid_grad(o, out, d, a):
+    inside = o.logical_and(o.gt(out, _c(o, 0, out)), o.lt(out, _c(o, 1, out)))
+    return o.where(inside, o.mul(d, _c(o, a["slope"], d)), _c(o, 0, d))
+
+
+def _logsigmoid(o, x, a):
+    # min(x, 0) - log(1 + exp(-|x|)): no overflow for either sign
+    return o.sub(o.minimum(x, _c(o, 0, x)), o.log(o.add(_c(o, 1, x), o.exp(o.neg(o.abs(x))))))
+
+
+def _softsign_denominator(o, x):
+    return o.add(_c(o, 1, x), o.abs(x))
+
+
+def _selu(o, x, a):
+    neg = o.mul(_c(o, a["alpha"], x), o.sub(o.exp(x), _c(o, 1, x)))
+    return o.mul(_c(o, a["scale"], x), o.where(o.gt(x, _c(o, 0, x)), x, neg))
+
+
+def _selu_grad(o, out, d, a):
+    slope = o.where(o.gt(out, _c(o, 0, out)), _c(o, a["scale"], out),
+                    o.add(out, _c(o, a["scale"] * a["alpha"], out)))
+    return o.mul(d, slope)
+
+
+def _softplus(o, x, a):
+    bx = o.mul(x, _c(o, a["beta"], x))
+    soft = o.truediv(o.log(o.add(_c(o, 1, x), o.exp(bx))), _c(o, a["beta"], x))
+    return o.where(o.gt(bx, _c(o, a["threshold"], x)), x, soft)
+
+
+def _softplus_grad(o, x, d, a):
+    bx = o.mul(x, _c(o, a["beta"], x))
+    return o.mul(d, o.where(o.gt(bx, _c(o, a["threshold"], x)), _c(o, 1, x), _sigmoid(o, bx)))
+
+
+unary("relu6", _relu6, _relu6_grad, uses="Out", attrs={"threshold": 6.0})
+unary("hard_sigmoid", _hard_sigmoid, _hard_sigmoid_grad, uses="Out",
+      attrs={"slope": 0.2, "offset": 0.5})
+unary("logsigmoid", _logsigmoid,
+      lambda o, x, d, a: o.truediv(d, o.add(_c(o, 1, x), o.exp(x))))
+unary("softsign", lambda o, x, a: o.truediv(x, _softsign_denominator(o, x)),
+      lambda o, x, d, a: o.truediv(d, o.mul(_softsign_denominator(o, x),
+                                            _softsign_denominator(o, x))))
+unary("selu", _selu, _selu_grad, uses="Out",
+      attrs={"scale": 1.0507009873554805, "alpha": 1.6732632423543772})
+unary("softplus", _softplus, _softplus_grad, attrs={"beta": 1.0, "threshold": 20.0})
+
+
+# elu: its grad reads X (the sign) and Out (alpha * exp(x) = out + alpha), as Paddle's elu_grad.
+def _elu(o, i, a):
+    x = i["X"]
+    neg = o.mul(_c(o, a["alpha"], x), o.sub(o.exp(x), _c(o, 1, x)))
+    return {"Out": o.where(o.gt(x, _c(o, 0, x)), x, neg)}
+
+
+def _elu_grad_expr(o, i, a):
+    x, out, d = i["X"], i["Out"], i["Out@GRAD"]
+    return {"X@GRAD": o.where(o.gt(x, _c(o, 0, x)), d,
+                              o.mul(d, o.add(out, _c(o, a["alpha"], out))))}
+
+
+def _elu_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("elu_grad", {"X": op.input("X"), "Out": op.output("Out"),
+                                "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+pointwise("elu", ["X"], ["Out"], _elu, {"alpha": 1.0}, grad=_elu_grad)
+pointwise("elu_grad", ["X", "Out", "Out@GRAD"], ["X@GRAD"], _elu_grad_expr, {"alpha": 1.0})
+
+
+# pow: X ** factor; a FactorTensor ([1]), when given, overrides the attribute.
+def _factor(o, i, a):
+    x = i["X"]
+    return o.cast(i["FactorTensor"], x.dtype) if "FactorTensor" in i else _c(o, a["factor"], x)
+
+
+def _pow_grad_expr(o, i, a):
+    x, f = i["X"], _factor(o, i, a)
+    return {"X@GRAD": o.mul(i["Out@GRAD"], o.mul(f, o.pow(x, o.sub(f, _c(o, 1, x)))))}
+
+
+def _pow_grad(op: OpDesc) -> list[OpDesc]:
+    ins = {s: op.input(s) for s in ("X", "FactorTensor") if op.input(s)}
+    ins["Out@GRAD"] = [grad_name(op.output("Out")[0])]
+    return [OpDesc("pow_grad", ins, {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+pointwise("pow", ["X", "FactorTensor?"], ["Out"],
+          lambda o, i, a: {"Out": o.pow(i["X"], _factor(o, i, a))}, {"factor": 1.0},
+          grad=_pow_grad)
+pointwise("pow_grad", ["X", "FactorTensor?", "Out@GRAD"], ["X@GRAD"], _pow_grad_expr,
+          {"factor": 1.0})

@@ -101,6 +101,8 @@ def conv_geometry(op: str, x_shape, w_shape, a):
     """(format, [t, b, l, r] paddings, strides, dilations) of a conv over X and Filter shapes."""
     fmt = _data_format(op, a)
     strides, dil = _pair(a["strides"]), _pair(a["dilations"])
+    if min(strides) < 1 or min(dil) < 1:
+        raise ShapeError(f"op '{op}': strides {strides} and dilations {dil} must be >= 1")
     pads = resolve_padding(op, _spatial(x_shape, fmt), w_shape[2:], strides, a["paddings"],
                            a["padding_algorithm"])
     if a["padding_algorithm"] == "SAME":
@@ -264,6 +266,20 @@ POOL_ATTRS = {
 }
 
 
+def _pool_out_size(op: str, d: int, k: int, lo: int, hi: int, s: int, ceil: bool) -> int:
+    """Paddle's pooling output size: C's division, truncating toward zero, so a window larger
+    than the padded input still gives one output when the stride is larger than the excess
+    (a 2x2 pool with stride 2 on a 1x1 map gives 1x1; with stride 1, an empty 0x0)."""
+    if d < 0:
+        return -1
+    span = d + lo + hi - k + (s - 1 if ceil else 0)
+    o = int(span / s) + 1
+    if o < 0:
+        raise ShapeError(f"op '{op}': the output size would be {o}: input size {d}, paddings "
+                         f"({lo}, {hi}), ksize {k} and stride {s}")
+    return o
+
+
 def pool_geometry(op: str, x_shape, a):
     """(format, ksize, strides, [t, b, l, r] paddings, output [h, w]) of a pool2d over X."""
     fmt = _data_format(op, a)
@@ -275,12 +291,11 @@ def pool_geometry(op: str, x_shape, a):
         return fmt, list(hw), s, [0, 0, 0, 0], [1, 1]
     if a["adaptive"]:
         return fmt, k, s, [0, 0, 0, 0], k
+    if min(s) < 1:
+        raise ShapeError(f"op '{op}': strides {s} must be >= 1")
     pads = resolve_padding(op, hw, k, s, a["paddings"], a["padding_algorithm"])
-    out = [_out_size(d, kk, pads[2 * i], pads[2 * i + 1], ss, a["ceil_mode"])
+    out = [_pool_out_size(op, d, kk, pads[2 * i], pads[2 * i + 1], ss, a["ceil_mode"])
            for i, (d, kk, ss) in enumerate(zip(hw, k, s))]
-    if 0 in out:
-        raise ShapeError(f"op '{op}': X {list(x_shape)} is smaller than ksize {k} with "
-                         f"paddings {pads}")
     return fmt, k, s, pads, out
 
 
@@ -294,15 +309,44 @@ def _pool_infer(ins, a):
                             x.lod_level)]}
 
 
-def _windows(a, hw, k, s, pads, out):
-    """Per output row and column: the clipped [start, end) of its window, and the divisor."""
-    def spans(i):
-        d, o = hw[i], out[i]
-        if a["adaptive"]:
-            return [(math.floor(j * d / o), math.ceil((j + 1) * d / o)) for j in range(o)]
-        return [(max(j * s[i] - pads[2 * i], 0), min(j * s[i] - pads[2 * i] + k[i], d))
+def _spans(a, d: int, o: int, k: int, s: int, lead: int) -> list[tuple[int, int, int]]:
+    """Paddle's windows along one dim: per output index, the [start, end) of the window clipped
+    to the input and its size counting padding. Window j starts at j*s - lead (the top or left
+    padding; Paddle's kernel pads both sides by it) and ends at most `lead` past the input."""
+    if a["adaptive"]:
+        return [(j * d // o, -(-(j + 1) * d // o), -(-(j + 1) * d // o) - j * d // o)
                 for j in range(o)]
-    return spans(0), spans(1)
+    out = []
+    for j in range(o):
+        start = j * s - lead
+        end = min(start + k, d + lead)
+        out.append((max(start, 0), min(end, d), end - start))
+    return out
+
+
+def _windows(a, hw, k, s, pads, out):
+    """Per output row and column: the clipped [start, end) of its window."""
+    return tuple([w[:2] for w in _spans(a, hw[i], out[i], k[i], s[i], pads[2 * i])]
+                 for i in range(2))
+
+
+def pool_divisors(a, hw, k, s, pads, out) -> np.ndarray:
+    """The [oh, ow] divisors of an average pool, as Paddle's kernel takes them: the cells of the
+    window inside the input (exclusive, adaptive, global), else inside the input and its
+    padding, so a ceil_mode window hanging past the padded edge counts only its part inside
+    (as torch's count_include_pad)."""
+    exclusive = a["exclusive"] or a["adaptive"] or a["global_pooling"]
+    rows, cols = (_spans(a, hw[i], out[i], k[i], s[i], pads[2 * i]) for i in range(2))
+    n = [[r1 - r0 if exclusive else rn for r0, r1, rn in rows],
+         [c1 - c0 if exclusive else cn for c0, c1, cn in cols]]
+    return np.outer(n[0], n[1])
+
+
+def grad_scales(div: np.ndarray, dtype) -> np.ndarray:
+    """What an average pool's grad multiplies dOut by: Paddle's kernel takes 1 / divisor in
+    float32, so float64 grads carry float32's rounding of it."""
+    with np.errstate(divide="ignore"):
+        return (np.float32(1) / div.astype(np.float32)).astype(dtype)
 
 
 def _pool_np(x, a, dout=None):
@@ -314,25 +358,28 @@ def _pool_np(x, a, dout=None):
     dx = np.zeros_like(x)
     d = None if dout is None else _nchw(dout, fmt)
     is_max = a["pooling_type"] == "max"
+    div = pool_divisors(a, x.shape[2:], k, s, pads, out)
+    scale = grad_scales(div, x.dtype)
     for i, (h0, h1) in enumerate(rows):
         for j, (w0, w1) in enumerate(cols):
             win = x[:, :, h0:h1, w0:w1]
             if is_max:
                 flat = win.reshape(win.shape[:2] + (-1,))
                 if d is None:
-                    res[:, :, i, j] = flat.max(-1)
+                    # an empty window (ceil_mode, wholly in the padding) is -inf
+                    res[:, :, i, j] = flat.max(-1, initial=-np.inf)
+                    continue
+                if flat.shape[-1] == 0:
                     continue
                 first = flat.argmax(-1)  # the gradient goes to the first maximum, as Paddle's
                 g = np.zeros_like(flat)
                 np.put_along_axis(g, first[..., None], d[:, :, i, j][..., None], -1)
                 dx[:, :, h0:h1, w0:w1] += g.reshape(win.shape)
-                continue
-            exclusive = a["exclusive"] or a["adaptive"] or a["global_pooling"]
-            n = (h1 - h0) * (w1 - w0) if exclusive else k[0] * k[1]
-            if d is None:
-                res[:, :, i, j] = win.sum((2, 3)) / n
+            elif d is None:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    res[:, :, i, j] = win.sum((2, 3)) / x.dtype.type(div[i, j])
             else:
-                dx[:, :, h0:h1, w0:w1] += (d[:, :, i, j] / n)[:, :, None, None]
+                dx[:, :, h0:h1, w0:w1] += (d[:, :, i, j] * scale[i, j])[:, :, None, None]
     return np.ascontiguousarray(_from_nchw(res if d is None else dx, fmt))
 
 

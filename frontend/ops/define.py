@@ -133,7 +133,8 @@ def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = N
         shape = np.broadcast_shapes(*[x.shape for v in vals.values() for x in v])
         first = next(arrays[s.name][0] for s in in_slots if s.name in arrays)
         dtype = to_numpy_dtype(out_dtype(a, first.dtype)) if out_dtype else first.dtype
-        return {k: [np.ascontiguousarray(np.broadcast_to(np.asarray(v), shape)).astype(dtype, copy=False)]
+        # np.array(order="C"), not ascontiguousarray: that turns a 0-d result into shape (1,)
+        return {k: [np.array(np.broadcast_to(np.asarray(v), shape), order="C").astype(dtype, copy=False)]
                 for k, v in out.items()}
 
     opdef.infer, opdef.reference = infer, reference

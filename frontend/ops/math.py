@@ -75,6 +75,85 @@ def sum_to_shape(src: str, src_shape, dst_shape, dst: str, axis: int, new_var, d
             OpDesc("reshape2", {"X": [kept]}, {"Out": [dst]}, {"shape": list(dst_shape)})]
 
 
+# Double grads, as Paddle defines them: elementwise_<kind>_grad_grad takes DDX/DDY (the grads
+# of the first grad's X@GRAD/Y@GRAD) and gives DDOut (the grad of its Out@GRAD) and, for mul,
+# the X/Y grads through the first grad (DX = DDY * DOut, DY = DDX * DOut).
+_DOUBLE_GRAD = {"add": ("Y", "DOut", "DDX?", "DDY?"), "sub": ("Y", "DOut", "DDX?", "DDY?"),
+                "mul": ("X", "Y", "DOut", "DDX?", "DDY?")}
+
+
+def _double_grad_maker(kind: str):
+    def grad(op: OpDesc) -> list[OpDesc]:  # op is elementwise_<kind>_grad
+        dout = op.input("Out@GRAD")
+        ins = {"DOut": dout, "Y": op.input("Y")}
+        outs = {"DDOut": [grad_name(dout[0])]}
+        if kind == "mul":
+            ins["X"] = op.input("X")
+            outs.update(grad_like(op, "X", "Y"))
+        for side in ("X", "Y"):
+            if present(op.output(side + "@GRAD")):
+                ins["DD" + side] = [grad_name(op.output(side + "@GRAD")[0])]
+        return [OpDesc(f"elementwise_{kind}_grad_grad", ins, outs, dict(op.attrs))]
+    return grad
+
+
+def _register_double_grad(kind: str) -> None:
+    def lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+        axis = op.attrs["axis"]
+        out_info = infos[op.input("DOut")[0]]
+        dd = {s: op.input("DD" + s)[0] for s in ("X", "Y") if present(op.input("DD" + s))}
+        ops: list[OpDesc] = []
+
+        def ew(op_kind, x, y, out=None):
+            """out = x <op> y, the operand with fewer dims aligned at the forward axis."""
+            out = out or new_var(VarInfo(out_info.shape, out_info.dtype))
+            rank = min(len(infos[x].shape), len(infos[y].shape))
+            ops.append(OpDesc(f"elementwise_{op_kind}", {"X": [x], "Y": [y]}, {"Out": [out]},
+                              {"axis": axis if rank < len(out_info.shape) else -1}))
+            return out
+
+        ddout = op.output("DDOut")
+        if present(ddout) and kind == "mul":  # DDOut = DDX * Y + X * DDY
+            terms = [(dd["X"], op.input("Y")[0])] if "X" in dd else []
+            terms += [(op.input("X")[0], dd["Y"])] if "Y" in dd else []
+            if len(terms) == 2:
+                ew("add", ew("mul", *terms[0]), ew("mul", *terms[1]), ddout[0])
+            else:
+                ew("mul", *terms[0], ddout[0])
+        elif present(ddout):  # DDOut = DDX +/- DDY
+            if len(dd) == 2:
+                ew(kind, dd["X"], dd["Y"], ddout[0])
+            else:  # one side: broadcast it over DOut's shape (negated for sub's Y)
+                zeros = new_var(out_info)
+                ops.append(OpDesc("fill_zeros_like", {"X": op.input("DOut")}, {"Out": [zeros]}, {}))
+                ew("add" if "X" in dd else kind, zeros, next(iter(dd.values())), ddout[0])
+        for side, other in (("X", "Y"), ("Y", "X")):
+            target = op.output(side + "@GRAD")
+            if not present(target):
+                continue
+            if other not in dd:
+                ops.append(OpDesc("fill_zeros_like", {"X": op.input(side)}, {"Out": target}, {}))
+                continue
+            shape = infos[op.input(side)[0]].shape
+            if tuple(shape) == tuple(out_info.shape):
+                ew("mul", op.input("DOut")[0], dd[other], target[0])
+            else:
+                full = ew("mul", op.input("DOut")[0], dd[other])
+                ops += sum_to_shape(full, out_info.shape, shape, target[0], axis, new_var,
+                                    out_info.dtype)
+        return ops
+
+    def infer(ins, a):
+        out = {"DDOut": [ins["DOut"][0]]}
+        if kind == "mul":
+            out.update({s + "@GRAD": [ins[s][0]] for s in ("X", "Y")})
+        return out
+
+    outs = ("DDOut?", "X@GRAD?", "Y@GRAD?") if kind == "mul" else ("DDOut?",)
+    register(OpDef(f"elementwise_{kind}_grad_grad", slots(*_DOUBLE_GRAD[kind]), slots(*outs),
+                   EW_ATTRS, infer, "composite", lower=lower))
+
+
 def _register_elementwise(kind: str, fwd, dx, dy) -> None:
     name = f"elementwise_{kind}"
     uses_out = kind in ("div", "pow")
@@ -101,7 +180,8 @@ def _register_elementwise(kind: str, fwd, dx, dy) -> None:
 
     register(OpDef(name + "_grad", slots(*[s + ("?" if s == "Out" else "") for s in grad_ins]),
                    slots("X@GRAD?", "Y@GRAD?"), EW_ATTRS, infer, "composite",
-                   lower=_elementwise_grad_lowering(kind)))
+                   lower=_elementwise_grad_lowering(kind),
+                   grad=_double_grad_maker(kind) if kind in _DOUBLE_GRAD else None))
 
 
 def _grad_broadcast(attrs, shapes, rank):
@@ -113,6 +193,8 @@ def _grad_broadcast(attrs, shapes, rank):
 
 for _kind, (_f, _dx, _dy) in _ELEMENTWISE.items():
     _register_elementwise(_kind, _f, _dx, _dy)
+for _kind in _DOUBLE_GRAD:
+    _register_double_grad(_kind)
 
 
 # scale: Out = scale * X + bias (or scale * (X + bias)); ScaleTensor overrides `scale`.
@@ -226,6 +308,16 @@ unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False})
 unary("sign", lambda o, x, a: o.sign(x), None)
 unary("floor", lambda o, x, a: o.floor(x), None)
 pointwise("fill_zeros_like", ["X"], ["Out"], lambda o, i, a: {"Out": _zero(o, i["X"])})
+# X gives the shape; dtype -1 keeps X's (gradients() seeds its targets' grads with ones).
+pointwise("fill_any_like", ["X"], ["Out"],
+          lambda o, i, a: {"Out": o.constant(a["value"], _fill_dtype(a, i["X"].dtype))},
+          {"value": 0.0, "dtype": -1}, out_dtype=lambda a, d: _fill_dtype(a, d))
+
+
+def _fill_dtype(a, like):
+    return like if a["dtype"] == -1 else to_numpy_dtype(a["dtype"])
+
+
 pointwise("assign", ["X"], ["Out"], lambda o, i, a: {"Out": i["X"]},
           grad=lambda op: [OpDesc("assign", {"X": [grad_name(op.output("Out")[0])]},
                                   {"Out": [grad_name(op.input("X")[0])]}, {})])

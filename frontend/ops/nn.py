@@ -8,12 +8,24 @@ import torch
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError
 from .define import pointwise, present, same_as
-from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .registry import IndexBound, OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
-def _extern(type, inputs, outputs, attrs, infer, run, reference, grad=None, stateful=False):
+def _extern(type, inputs, outputs, attrs, infer, run, reference, grad=None, stateful=False,
+            indices=None):
     register(OpDef(type, slots(*inputs), slots(*outputs), attrs, infer, "extern",
-                   reference=reference, grad=grad, run=run, stateful=stateful))
+                   reference=reference, grad=grad, run=run, stateful=stateful, indices=indices))
+
+
+def _class_labels(values_slot: str):
+    """indices(): hard labels must name a class of `values_slot` along the op's axis, or be
+    ignore_index."""
+    def indices(shapes, a):
+        if a.get("soft_label"):
+            return {}
+        shape = shapes[values_slot][0]
+        return {"Label": IndexBound(0, shape[a.get("axis", -1) % len(shape)], a["ignore_index"])}
+    return indices
 
 
 def _axis(axis: int, rank: int, op: str) -> int:
@@ -91,7 +103,13 @@ def _softmax_grad_ref(ins, a):
 
 
 SOFTMAX_ATTRS = {"axis": -1, "data_format": "AnyLayout", "is_test": False}
-register(OpDef("softmax", slots("X"), slots("Out"), SOFTMAX_ATTRS, same_as("X", "Out"),
+def _softmax_infer(ins, a):
+    x = ins["X"][0]
+    _axis(a["axis"], max(len(x.shape), 1), "softmax")
+    return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)]}
+
+
+register(OpDef("softmax", slots("X"), slots("Out"), SOFTMAX_ATTRS, _softmax_infer,
                "composite", reference=_softmax_ref, grad=_softmax_grad, lower=_softmax_lower))
 register(OpDef("softmax_grad", slots("Out", "Out@GRAD"), slots("X@GRAD?"), SOFTMAX_ATTRS,
                same_as("Out", "X@GRAD"), "composite", reference=_softmax_grad_ref,
@@ -180,9 +198,10 @@ def _ce_grad_run(ins, outs, a, rng):
 
 
 CE_ATTRS = {"soft_label": False, "ignore_index": -100}
-_extern("cross_entropy", ["X", "Label"], ["Y"], CE_ATTRS, _ce_infer, _ce_run, _ce_ref, _ce_grad)
+_extern("cross_entropy", ["X", "Label"], ["Y"], CE_ATTRS, _ce_infer, _ce_run, _ce_ref, _ce_grad,
+        indices=_class_labels("X"))
 _extern("cross_entropy_grad", ["X", "Label", "Y@GRAD"], ["X@GRAD?"], CE_ATTRS,
-        same_as("X", "X@GRAD"), _ce_grad_run, _ce_grad_ref)
+        same_as("X", "X@GRAD"), _ce_grad_run, _ce_grad_ref, indices=_class_labels("X"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,9 +298,10 @@ def _swce_grad_run(ins, outs, a, rng):
 SWCE_ATTRS = {"soft_label": False, "ignore_index": -100, "numeric_stable_mode": True,
               "axis": -1, "use_softmax": True}
 _extern("softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"], SWCE_ATTRS,
-        _swce_infer, _swce_run, _swce_ref, _swce_grad)
+        _swce_infer, _swce_run, _swce_ref, _swce_grad, indices=_class_labels("Logits"))
 _extern("softmax_with_cross_entropy_grad", ["Label", "Softmax", "Loss@GRAD"], ["Logits@GRAD?"],
-        SWCE_ATTRS, same_as("Softmax", "Logits@GRAD"), _swce_grad_run, _swce_grad_ref)
+        SWCE_ATTRS, same_as("Softmax", "Logits@GRAD"), _swce_grad_run, _swce_grad_ref,
+        indices=_class_labels("Softmax"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +310,8 @@ _extern("softmax_with_cross_entropy_grad", ["Label", "Softmax", "Loss@GRAD"], ["
 def _topk_infer(ins, a):
     x = ins["X"][0]
     k = a["k"]
+    if k < 1:
+        raise ShapeError(f"op 'top_k': k={k} must be >= 1")
     if x.shape[-1] != -1 and k > x.shape[-1]:
         raise ShapeError(f"op 'top_k': k={k} exceeds the last dim of X {list(x.shape)}")
     shape = x.shape[:-1] + (k,)
@@ -312,17 +334,17 @@ def _topk_run(ins, outs, a, rng):
 _extern("top_k", ["X", "K?"], ["Out", "Indices"], {"k": 1}, _topk_infer, _topk_run, _topk_ref)
 
 
-def _acc_infer(ins, a):
-    return {"Accuracy": [VarInfo((1,), VarType.FP32)], "Correct": [VarInfo((1,), VarType.INT32)],
-            "Total": [VarInfo((1,), VarType.INT32)]}
+def _acc_infer(ins, a):  # 0-d results, as Paddle 3.x gives them
+    return {"Accuracy": [VarInfo((), VarType.FP32)], "Correct": [VarInfo((), VarType.INT32)],
+            "Total": [VarInfo((), VarType.INT32)]}
 
 
 def _acc_ref(ins, a):
     idx, label = np.asarray(ins["Indices"][0]), np.asarray(ins["Label"][0])
     n = idx.shape[0]
     correct = int((idx == label.reshape(n, 1)).any(axis=1).sum())
-    return {"Accuracy": [np.array([correct / n if n else 0.0], np.float32)],
-            "Correct": [np.array([correct], np.int32)], "Total": [np.array([n], np.int32)]}
+    return {"Accuracy": [np.array(correct / n if n else 0.0, np.float32)],
+            "Correct": [np.array(correct, np.int32)], "Total": [np.array(n, np.int32)]}
 
 
 def _acc_run(ins, outs, a, rng):
@@ -334,8 +356,9 @@ def _acc_run(ins, outs, a, rng):
     outs["Accuracy"][0].copy_(correct.float() / max(n, 1))
 
 
+# Paddle rejects negative labels; a label past the last class is just never predicted.
 _extern("accuracy", ["Out", "Indices", "Label"], ["Accuracy", "Correct", "Total"], {},
-        _acc_infer, _acc_run, _acc_ref)
+        _acc_infer, _acc_run, _acc_ref, indices=lambda shapes, a: {"Label": IndexBound(0)})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,6 +381,8 @@ def _dropout_scales(a) -> tuple[float, float]:
 
 def _dropout_infer(ins, a):
     x = ins["X"][0]
+    if not 0.0 <= a["dropout_prob"] <= 1.0:
+        raise OpError(f"op 'dropout': dropout_prob {a['dropout_prob']} must be in [0, 1]")
     return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)],
             "Mask": [VarInfo(x.shape, VarType.UINT8, x.lod_level)]}
 
@@ -431,14 +456,35 @@ def _lookup_ids_shape(op: str, ids) -> tuple[int, ...]:
     return tuple(ids[:-1])
 
 
-def _lookup_pad(a, vocab: int) -> int | None:
+def _lookup_pad(a, vocab: int) -> int:
+    """The id whose rows are zeros. -1 (no padding row) is still an id Paddle accepts without
+    a lookup (its kernel leaves the row unwritten); fluidc gives zeros for it."""
     p = a["padding_idx"]
-    return None if p == -1 else (p + vocab if p < 0 else p)
+    return p + vocab if p < -1 else p
+
+
+def _lookup_indices(shapes, a):
+    vocab = shapes["W"][0][0]
+    pad = _lookup_pad(a, vocab)
+    return {"Ids": IndexBound(0, vocab, pad if pad < 0 else None)}
+
+
+def _lookup_rows(w: torch.Tensor, ids: torch.Tensor, pad: int, out: torch.Tensor) -> None:
+    """out[i] = w[ids[i]], zeros where ids[i] is the padding id (ids are checked already)."""
+    try:
+        torch.index_select(w, 0, ids, out=out)
+        if pad < 0:
+            return
+    except (IndexError, RuntimeError):  # a -1 padding id: only then pay for a mask
+        torch.index_select(w, 0, ids.clamp(min=0), out=out)
+    out[ids == pad] = 0
 
 
 def _register_lookup(op: str) -> None:
     def infer(ins, a):
         w, ids = ins["W"][0], ins["Ids"][0]
+        if ids.dtype not in (VarType.INT32, VarType.INT64):
+            raise OpError(f"op '{op}': Ids must be int32 or int64, got {ids.dtype.name}")
         if len(w.shape) != 2:
             raise ShapeError(f"op '{op}': W must be 2-D, got shape {list(w.shape)}")
         return {"Out": [VarInfo(_lookup_ids_shape(op, ids.shape) + (w.shape[1],), w.dtype,
@@ -448,19 +494,14 @@ def _register_lookup(op: str) -> None:
         w, ids = np.asarray(ins["W"][0]), np.asarray(ins["Ids"][0]).astype(np.int64)
         lead = _lookup_ids_shape(op, ids.shape)
         ids = ids.reshape(lead)
-        out = w[ids]
         pad = _lookup_pad(a, w.shape[0])
-        if pad is not None:
-            out[ids == pad] = 0
+        out = w[np.where(ids == pad, 0, ids)]
+        out[ids == pad] = 0
         return {"Out": [out]}
 
     def run(ins, outs, a, rng):
         w, ids = ins["W"][0], ins["Ids"][0].long().reshape(-1)
-        out = outs["Out"][0].view(-1, w.shape[1])
-        torch.index_select(w, 0, ids, out=out)
-        pad = _lookup_pad(a, w.shape[0])
-        if pad is not None:
-            out[ids == pad] = 0
+        _lookup_rows(w, ids, _lookup_pad(a, w.shape[0]), outs["Out"][0].view(-1, w.shape[1]))
 
     def grad(fwd: OpDesc) -> list[OpDesc]:
         return [OpDesc(op + "_grad", {"W": fwd.input("W"), "Ids": fwd.input("Ids"),
@@ -471,24 +512,28 @@ def _register_lookup(op: str) -> None:
         w, ids = np.asarray(ins["W"][0]), np.asarray(ins["Ids"][0]).astype(np.int64).reshape(-1)
         dout = np.asarray(ins["Out@GRAD"][0]).reshape(-1, w.shape[1])
         dw = np.zeros_like(w)
-        np.add.at(dw, ids, dout)
-        pad = _lookup_pad(a, w.shape[0])
-        if pad is not None:
-            dw[pad] = 0
+        keep = ids != _lookup_pad(a, w.shape[0])
+        np.add.at(dw, ids[keep], dout[keep])
         return {"W@GRAD": [dw]}
 
     def grad_run(ins, outs, a, rng):
         w, ids = ins["W"][0], ins["Ids"][0].long().reshape(-1)
-        dw = outs["W@GRAD"][0]
-        dw.zero_().index_add_(0, ids, ins["Out@GRAD"][0].reshape(-1, w.shape[1]))
+        dout = ins["Out@GRAD"][0].reshape(-1, w.shape[1])
+        dw = outs["W@GRAD"][0].zero_()
         pad = _lookup_pad(a, w.shape[0])
-        if pad is not None:
+        try:
+            dw.index_add_(0, ids, dout)
+        except (IndexError, RuntimeError):  # a -1 padding id
+            keep = ids != pad
+            dw.index_add_(0, ids[keep], dout[keep])
+        if pad >= 0:
             dw[pad] = 0
 
-    _extern(op, ["W", "Ids"], ["Out"], LOOKUP_ATTRS, infer, run, reference, grad)
+    _extern(op, ["W", "Ids"], ["Out"], LOOKUP_ATTRS, infer, run, reference, grad,
+            indices=_lookup_indices)
     # Paddle gives a SelectedRows W@GRAD when is_sparse; fluidc's is always dense.
     _extern(op + "_grad", ["W", "Ids", "Out@GRAD"], ["W@GRAD?"], LOOKUP_ATTRS,
-            same_as("W", "W@GRAD"), grad_run, grad_ref)
+            same_as("W", "W@GRAD"), grad_run, grad_ref, indices=_lookup_indices)
 
 
 _register_lookup("lookup_table")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ShapeError
 from .define import pointwise, same_as
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
@@ -10,6 +11,11 @@ REDUCE_ATTRS = {"dim": [0], "keep_dim": False, "reduce_all": False, "in_dtype": 
                 "out_dtype": -1}
 
 _NUMPY = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
+
+
+def _dims(attrs: dict) -> list:
+    d = attrs.get("dim", [0])
+    return list(d) if isinstance(d, (list, tuple)) else [d]
 
 
 def reduce_axes(attrs: dict, rank: int) -> tuple[int, ...]:
@@ -28,11 +34,19 @@ def reduced_shape(shape, attrs: dict) -> tuple[int, ...]:
     if attrs.get("keep_dim"):
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
     out = tuple(d for i, d in enumerate(shape) if i not in axes)
+    # 2.x spells a full reduction dim=[] and gets a 0-d result (Paddle 3.x); 1.x's spellings
+    # (dim=[0] or every dim, with reduce_all) keep the [1] of 1.x.
+    if not out and not _dims(attrs):
+        return ()
     return out if out else (1,)
 
 
 def _infer(ins, a):
     x = ins["X"][0]
+    rank = len(x.shape)
+    bad = [d for d in _dims(a) if not -max(rank, 1) <= d < max(rank, 1)]
+    if bad and not a.get("reduce_all"):
+        raise ShapeError(f"dim {bad} is out of range for X {list(x.shape)} (rank {rank})")
     return {"Out": [VarInfo(reduced_shape(x.shape, a), x.dtype)]}
 
 
@@ -79,6 +93,12 @@ for _k in ("max", "min"):
               REDUCE_ATTRS, broadcast=_keep_dims_grad_broadcast)
 
 
+def _inverse_count(n: int) -> float:
+    """1/n, the scale of a mean over n elements; a mean over none is NaN (0 * NaN), as numpy
+    and Paddle give it."""
+    return 1.0 / n if n else float("nan")
+
+
 def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
     attrs = dict(op.attrs) if op.type == "reduce_mean" else {"reduce_all": True, "dim": [0]}
@@ -88,7 +108,7 @@ def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     total = new_var(infos[out])
     return [OpDesc("reduce_sum", {"X": op.input("X")}, {"Out": [total]},
                    {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs}),
-            OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": 1.0 / max(n, 1)})]
+            OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": _inverse_count(n)})]
 
 
 def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
@@ -97,7 +117,8 @@ def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
     axes = reduce_axes(attrs, len(x.shape))
     n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
     scaled = new_var(infos[op.input("Out@GRAD")[0]])
-    return [OpDesc("scale", {"X": op.input("Out@GRAD")}, {"Out": [scaled]}, {"scale": 1.0 / max(n, 1)}),
+    return [OpDesc("scale", {"X": op.input("Out@GRAD")}, {"Out": [scaled]},
+                   {"scale": _inverse_count(n)}),
             OpDesc("reduce_sum_grad", {"X": op.input("X"), "Out@GRAD": [scaled]},
                    {"X@GRAD": op.output("X@GRAD")},
                    {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs})]

@@ -11,13 +11,14 @@ from ..dtypes import VarType
 from ..errors import OpError
 
 GRAD_SUFFIX = "@GRAD"
-# Attributes Paddle's framework puts on any op (roles, call stacks, kernel choices): every op
-# accepts them, none changes what an op computes.
-FRAMEWORK_ATTRS = frozenset({
-    "op_role", "op_role_var", "op_namescope", "op_callstack", "op_device", "with_quant_attr",
-    "use_mkldnn", "use_cudnn", "mkldnn_data_type", "use_quantizer", "is_test_attr", "name",
-    "use_onednn", "onednn_data_type",  # Paddle 3.x's names for the mkldnn ones
-})
+# Attributes Paddle's framework puts on any op (roles, call stacks, kernel choices), with a value
+# of their type: every op accepts them, none changes what an op computes.
+FRAMEWORK_TYPES = {"op_role": 0, "op_role_var": [""], "op_namescope": "", "op_callstack": [""],
+                   "op_device": "", "with_quant_attr": False, "use_mkldnn": False,
+                   "use_cudnn": False, "mkldnn_data_type": "", "use_quantizer": False,
+                   "is_test_attr": False, "name": "",
+                   "use_onednn": False, "onednn_data_type": ""}  # Paddle 3.x's mkldnn names
+FRAMEWORK_ATTRS = frozenset(FRAMEWORK_TYPES)
 EMPTY_VAR = "@EMPTY@"
 LOD_ATTR = "__lod__"  # set on lowered copies of LoD-reading ops, never in a Program
 
@@ -81,6 +82,16 @@ class Slot:
     dispensable: bool = False
 
 
+@dataclass(frozen=True)
+class IndexBound:
+    """An index input's values must lie in [lower, upper) (no upper bound if None) or equal
+    `allowed` (an ignore_index, a padding id)."""
+
+    lower: int
+    upper: int | None = None
+    allowed: int | None = None
+
+
 InferFn = Callable[[dict[str, list[VarInfo]], dict[str, Any]], dict[str, list[VarInfo]]]
 
 
@@ -112,6 +123,9 @@ class OpDef:
     # None]}, LoDs as tuples of offset levels; the pipeline lowers such ops with their inputs'
     # LoD per slot in attrs[LOD_ATTR].
     lod: Callable | None = None
+    # Ops that read indices: indices(in_shapes, attrs) -> {input slot: IndexBound}, given each
+    # input slot's shapes; every run checks the values (passes/index_checks.py).
+    indices: Callable | None = None
 
     def slot(self, name: str, output: bool = False) -> Slot:
         """The named slot, or an OpError naming the op."""
@@ -123,11 +137,16 @@ class OpDef:
         raise OpError(f"op '{self.type}' has no {side} slot '{name}'; its {side}s are {names}")
 
     def complete_attrs(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        """attrs with defaults filled in; an unknown attribute raises an OpError naming it."""
-        unknown = [k for k in attrs if k not in self.attrs and k not in FRAMEWORK_ATTRS]
-        if unknown:
-            raise OpError(f"op '{self.type}' has no attribute {unknown[0]!r}; "
-                          f"its attributes are {sorted(self.attrs)}")
+        """attrs with defaults filled in; an unknown attribute, or a value not of the type the
+        attribute's default has, raises an OpError naming it."""
+        for name, value in attrs.items():
+            if name in self.attrs:
+                check_attr_value(self.type, name, value, self.attrs[name])
+            elif name in FRAMEWORK_TYPES:
+                check_attr_value(self.type, name, value, FRAMEWORK_TYPES[name])
+            else:
+                raise OpError(f"op '{self.type}' has no attribute {name!r}; "
+                              f"its attributes are {sorted(self.attrs)}")
         full = {k: copy.copy(v) for k, v in self.attrs.items()}
         full.update(attrs)
         return full
@@ -143,6 +162,46 @@ class OpDef:
                 if not s.dispensable and not given.get(s.name):
                     side = "output" if output else "input"
                     raise OpError(f"op '{self.type}' needs its {side} slot '{s.name}'")
+
+
+def _fits(value, default) -> bool:
+    """Whether a Python attribute value has the type of the attribute's default."""
+    if isinstance(default, (bool, np.bool_)):
+        return isinstance(value, (bool, np.bool_)) or (
+            isinstance(value, (int, np.integer)) and value in (0, 1))
+    if isinstance(default, (int, np.integer)):
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if isinstance(default, (float, np.floating)):
+        return isinstance(value, (int, float, np.integer, np.floating)) and \
+            not isinstance(value, (bool, np.bool_))
+    if isinstance(default, str):
+        return isinstance(value, str)
+    if isinstance(default, (list, tuple)):
+        if not isinstance(value, (list, tuple)):
+            return False
+        if not default:  # any list of scalars of one kind
+            return all(isinstance(v, (bool, int, float, str, np.generic)) for v in value)
+        return all(_fits(v, default[0]) for v in value)
+    return True  # None, blocks, nested structures: the op checks them itself
+
+
+def check_attr_value(op_type: str, name: str, value, default) -> None:
+    """An OpError naming the op and attribute if `value` is not of the type of `default`
+    (ints are floats, 0/1 are bools; lists are checked item by item), and for a `shape`
+    attribute one whose element count overflows int64."""
+    if not _fits(value, default):
+        want = type(default).__name__
+        if isinstance(default, (list, tuple)) and default:
+            want = f"list of {type(default[0]).__name__}"
+        raise OpError(f"op '{op_type}' attribute '{name}' must be a {want} (default "
+                      f"{default!r:.40}), got {type(value).__name__} {value!r:.60}")
+    if name == "shape" and isinstance(value, (list, tuple)) and value:
+        numel = 1
+        for d in value:
+            numel *= max(int(d), 1)
+        if numel >= 2 ** 63:
+            raise OpError(f"op '{op_type}' attribute 'shape' {list(value)!r:.80} has more "
+                          f"elements than int64 can count")
 
 
 _REGISTRY: dict[str, OpDef] = {}

@@ -15,7 +15,7 @@ from ..errors import OpError, ShapeError
 from .define import grad_like, numpy_broadcast, present
 from .math import sum_to_shape
 from .tensor import fill_value
-from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .registry import IndexBound, OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
 def _define(type, kind, inputs, outputs, attrs, infer, run=None, reference=None, grad=None,
@@ -309,6 +309,18 @@ def _gather_infer(ins, a):
                             x.dtype, x.lod_level)]}
 
 
+def _gather_indices(shapes, a):
+    """Positions along the axis, negative ones counted from the end as in Paddle."""
+    n = shapes["X"][0][a["axis"] % len(shapes["X"][0])]
+    return {"Index": IndexBound(-n, n)}
+
+
+def _gather_positions(x: torch.Tensor, index: torch.Tensor, axis: int) -> torch.Tensor:
+    """Index as non-negative positions along `axis` (checked to lie in [-n, n))."""
+    idx = index.reshape(-1).long()
+    return idx.remainder(x.shape[axis]) if idx.numel() and idx.min() < 0 else idx
+
+
 def _gather_ref(ins, a):
     x, idx = np.asarray(ins["X"][0]), np.asarray(ins["Index"][0]).reshape(-1)
     return {"Out": [np.take(x, idx.astype(np.int64), axis=a["axis"] % x.ndim)]}
@@ -316,8 +328,8 @@ def _gather_ref(ins, a):
 
 def _gather_run(ins, outs, a, rng):
     x = ins["X"][0]
-    torch.index_select(x, a["axis"] % x.dim(), ins["Index"][0].reshape(-1).long(),
-                       out=outs["Out"][0])
+    axis = a["axis"] % x.dim()
+    torch.index_select(x, axis, _gather_positions(x, ins["Index"][0], axis), out=outs["Out"][0])
 
 
 def _gather_grad(op: OpDesc) -> list[OpDesc]:
@@ -337,15 +349,15 @@ def _gather_grad_ref(ins, a):
 
 def _gather_grad_run(ins, outs, a, rng):
     x, d = ins["X"][0], ins["Out@GRAD"][0]
-    outs["X@GRAD"][0].zero_().index_add_(a["axis"] % x.dim(), ins["Index"][0].reshape(-1).long(),
-                                         d)
+    axis = a["axis"] % x.dim()
+    outs["X@GRAD"][0].zero_().index_add_(axis, _gather_positions(x, ins["Index"][0], axis), d)
 
 
 _define("gather", "extern", ["X", "Index", "Axis?"], ["Out"], GATHER_ATTRS, _gather_infer,
-        _gather_run, _gather_ref, _gather_grad)
+        _gather_run, _gather_ref, _gather_grad, indices=_gather_indices)
 _define("gather_grad", "extern", ["X", "Index", "Out@GRAD"], ["X@GRAD?"], GATHER_ATTRS,
         lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
-        _gather_grad_run, _gather_grad_ref)
+        _gather_grad_run, _gather_grad_ref, indices=_gather_indices)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -335,8 +335,9 @@ def _mul_infer(ins, a):
 
 def _mul_2d(x, y, a):
     """X and Y as the 2-D matrices mul multiplies (numpy or torch)."""
-    return (x.reshape(_numel(x.shape[:a["x_num_col_dims"]]), -1),
-            y.reshape(_numel(y.shape[:a["y_num_col_dims"]]), -1))
+    xn, yn = a["x_num_col_dims"], a["y_num_col_dims"]
+    return (x.reshape(_numel(x.shape[:xn]), _numel(x.shape[xn:])),
+            y.reshape(_numel(y.shape[:yn]), _numel(y.shape[yn:])))
 
 
 def _mul_ref(ins, a):

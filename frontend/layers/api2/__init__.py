@@ -1,11 +1,13 @@
 """The 2.x tensor functions (paddle.matmul, paddle.add, ...) over the same ops."""
 from __future__ import annotations
 
-from ..framework import Variable
-from . import nn as _nn
-from . import tensor as _tensor
-from .helper import LayerHelper
-from .nn import _binary, reduce_mean
+from ...dtypes import convert_dtype
+from ...framework import Variable
+from .. import activation as _activation
+from .. import nn as _nn
+from .. import tensor as _tensor
+from ..helper import LayerHelper
+from ..nn import _binary
 
 
 def matmul(x: Variable, y: Variable, transpose_x: bool = False, transpose_y: bool = False,
@@ -26,9 +28,23 @@ def maximum(x, y, name=None): return _binary("elementwise_max", x, y, name=name)
 def minimum(x, y, name=None): return _binary("elementwise_min", x, y, name=name)  # noqa: E704
 
 
+def _reduce(op_type: str, x: Variable, axis, keepdim: bool, name, dtype=None) -> Variable:
+    """A 2.x reduction: axis None is dim [] with reduce_all, whose result is 0-d (shape [])."""
+    helper = LayerHelper(op_type, name=name)
+    dims = [] if axis is None else [int(a) for a in (axis if isinstance(axis, (list, tuple))
+                                                     else [axis])]
+    if dtype is not None and convert_dtype(dtype) != x.dtype:
+        x = _tensor.cast(x, dtype)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    attrs = {"dim": dims, "keep_dim": bool(keepdim),
+             "reduce_all": not dims or len(dims) == len(x.shape)}
+    helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
 def mean(x: Variable, axis=None, keepdim: bool = False, name=None) -> Variable:
-    """Mean over axis (all when None): reduce_mean."""
-    return reduce_mean(x, dim=axis, keep_dim=keepdim, name=name)
+    """Mean over axis (all when None, giving a 0-d result): reduce_mean."""
+    return _reduce("reduce_mean", x, axis, keepdim, name)
 
 
 
@@ -62,18 +78,18 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
-    """Sum over axis (all when None)."""
-    return _nn.reduce_sum(x, dim=axis, keep_dim=keepdim, name=name)
+    """Sum over axis (all when None, giving a 0-d result), in dtype when given."""
+    return _reduce("reduce_sum", x, axis, keepdim, name, dtype)
 
 
 def max(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
     """Max over axis (all when None)."""
-    return _nn.reduce_max(x, dim=axis, keep_dim=keepdim, name=name)
+    return _reduce("reduce_max", x, axis, keepdim, name)
 
 
 def min(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
     """Min over axis (all when None)."""
-    return _nn.reduce_min(x, dim=axis, keep_dim=keepdim, name=name)
+    return _reduce("reduce_min", x, axis, keepdim, name)
 
 
 def full(shape, fill_value, dtype="float32", name=None):
@@ -107,3 +123,17 @@ def sqrt(x, name=None): return _nn.sqrt(x, name)  # noqa: E704
 def tanh(x, name=None): return _nn.tanh(x, name)  # noqa: E704
 def abs(x, name=None): return _nn.abs(x, name)  # noqa: E704,A001
 def square(x, name=None): return _nn.square(x, name)  # noqa: E704
+
+
+def pow(x, y, name=None):  # noqa: A001 (Paddle's name)
+    """x ** y: the pow op for a number y, elementwise_pow for a Variable."""
+    if isinstance(y, Variable):
+        return _binary("elementwise_pow", x, y, name=name)
+    return _activation.pow(x, float(y), name)
+
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    """Running sums along axis (over the flattened x when axis is None)."""
+    if dtype is not None and convert_dtype(dtype) != x.dtype:
+        x = _tensor.cast(x, dtype)
+    return _activation.cumsum(x, axis, name=name)

@@ -1,0 +1,4 @@
+"""fluid.data_feeder: DataFeeder (re-export)."""
+from .runtime.feeder import DataFeeder
+
+__all__ = ["DataFeeder"]

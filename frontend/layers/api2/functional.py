@@ -1,0 +1,429 @@
+"""paddle.nn.functional: the 2.x activations, losses and layers-with-given-weights, appending the
+ops Paddle 3.x's static mode saves for them."""
+from __future__ import annotations
+
+from ...dtypes import VarType, convert_dtype
+from ...errors import FluidcError
+from ...framework import Variable, default_main_program
+from .. import activation as _act
+from .. import conv as _conv
+from .. import nn as _nn
+from .. import tensor as _tensor
+from ..helper import LayerHelper
+from . import _reduce, add, multiply, reshape, subtract
+
+# The activations whose 2.x signature is the 1.x one.
+relu, sigmoid, tanh = _nn.relu, _nn.sigmoid, _nn.tanh
+relu6, softsign, selu, silu, swish = _act.relu6, _act.softsign, _act.selu, _conv.silu, _conv.swish
+square_error_cost = _nn.square_error_cost
+softmax_with_cross_entropy = _nn.softmax_with_cross_entropy
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def _op(op_type: str, inputs: dict, attrs: dict | None = None, dtype=None, name=None,
+        slot: str = "Out") -> Variable:
+    helper = LayerHelper(op_type, name=name)
+    x = next(iter(inputs.values()))[0]
+    out = helper.create_variable_for_type_inference(dtype if dtype is not None else x.dtype)
+    helper.append_op(op_type, inputs=inputs, outputs={slot: [out]}, attrs=attrs or {})
+    return out
+
+
+def _check_reduction(reduction: str, fn: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise FluidcError(f"{fn}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+def _reduced(loss: Variable, reduction: str) -> Variable:
+    if reduction == "mean":
+        return _reduce("reduce_mean", loss, None, False, None)
+    if reduction == "sum":
+        return _reduce("reduce_sum", loss, None, False, None)
+    return loss
+
+
+# --- activations ---------------------------------------------------------------------------
+
+def elu(x, alpha: float = 1.0, name=None):
+    """x if x > 0 else alpha * (exp(x) - 1)."""
+    return _act.elu(x, alpha, name)
+
+
+def softplus(x, beta: float = 1.0, threshold: float = 20.0, name=None):
+    """log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold."""
+    return _act.softplus(x, beta, threshold, name)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x))."""
+    return _act.logsigmoid(x, name)
+
+
+def hardsigmoid(x, slope: float = 0.1666667, offset: float = 0.5, name=None):
+    """max(0, min(1, slope * x + offset)) with 2.x's slope of 1/6."""
+    return _act.hard_sigmoid(x, slope, offset, name)
+
+
+def hardswish(x, name=None):
+    """x * relu6(x + 3) / 6."""
+    return _conv.hard_swish(x, name=name)
+
+
+def leaky_relu(x, negative_slope: float = 0.01, name=None):
+    """x if x >= 0 else negative_slope * x."""
+    return _nn.leaky_relu(x, negative_slope, name)
+
+
+def gelu(x, approximate: bool = False, name=None):
+    """Gaussian error linear unit."""
+    return _nn.gelu(x, approximate, name)
+
+
+def _as_dtype(x, dtype):
+    return x if dtype is None or convert_dtype(dtype) == x.dtype else _tensor.cast(x, dtype)
+
+
+def softmax(x, axis: int = -1, dtype=None, name=None):
+    """exp(x) / sum(exp(x)) along axis (x cast to dtype first when given)."""
+    return _nn.softmax(_as_dtype(x, dtype), axis=axis, name=name)
+
+
+def log_softmax(x, axis: int = -1, dtype=None, name=None):
+    """log(softmax(x)) along axis, one log_softmax op."""
+    return _op("log_softmax", {"X": [_as_dtype(x, dtype)]}, {"axis": int(axis)}, name=name)
+
+
+# --- layers with given weights -------------------------------------------------------------
+
+def linear(x, weight, bias=None, name=None):
+    """x @ weight (+ bias): matmul_v2 and elementwise_add."""
+    out = _op("matmul_v2", {"X": [x], "Y": [weight]}, {"trans_x": False, "trans_y": False},
+              name=name)
+    return out if bias is None else add(out, bias)
+
+
+def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
+              scale_grad_by_freq=False, name=None):
+    """Rows of weight [vocab, dim] picked by ids of any shape: ids.shape + [dim]."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise FluidcError("embedding: max_norm and scale_grad_by_freq are not supported")
+    vocab = weight.shape[0]
+    if padding_idx is not None and not -vocab <= padding_idx < vocab:
+        raise FluidcError(f"embedding: padding_idx {padding_idx} is outside [-{vocab}, {vocab})")
+    pad = -1 if padding_idx is None else padding_idx % vocab
+    return _op("lookup_table_v2", {"Ids": [x], "W": [weight]},
+               {"padding_idx": pad, "is_sparse": bool(sparse)}, dtype=weight.dtype, name=name)
+
+
+def one_hot(x, num_classes: int, name=None):
+    """float32 one-hot vectors: x.shape + [num_classes]."""
+    return _op("one_hot_v2", {"X": [x]}, {"depth": int(num_classes), "dtype": int(VarType.FP32),
+                                          "allow_out_of_range": False},
+               dtype=VarType.FP32, name=name)
+
+
+def _conv_bias(out, bias, data_format: str):
+    if bias is None:
+        return out
+    c = bias.shape[0]
+    shape = [1, c, 1, 1] if data_format == "NCHW" else [1, 1, 1, c]
+    return add(out, reshape(bias, shape))
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCHW", name=None):
+    """2-D convolution of x by a given [out, in / groups, kh, kw] weight (+ bias)."""
+    _conv._check_format(data_format, "conv2d")
+    paddings, algo = _conv._padding(padding, "conv2d")
+    helper = LayerHelper("conv2d", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("conv2d", inputs={"Input": [x], "Filter": [weight]}, outputs={"Output": [out]},
+                     attrs={"strides": _conv._pair(stride, "stride", "conv2d"),
+                            "paddings": paddings, "padding_algorithm": algo,
+                            "dilations": _conv._pair(dilation, "dilation", "conv2d"),
+                            "groups": int(groups), "data_format": data_format})
+    return _conv_bias(out, bias, data_format)
+
+
+def _pool(kind: str, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format, name):
+    fn = f"{kind}_pool2d"
+    _conv._check_format(data_format, fn)
+    paddings, algo = _conv._padding(padding, fn)
+    k = _conv._pair(kernel_size, "kernel_size", fn)
+    s = k if stride is None else _conv._pair(stride, "stride", fn)
+    return _op("pool2d", {"X": [x]}, {
+        "pooling_type": kind, "ksize": k, "strides": s, "paddings": paddings,
+        "padding_algorithm": algo, "global_pooling": False, "adaptive": False,
+        "ceil_mode": bool(ceil_mode), "exclusive": bool(exclusive), "data_format": data_format,
+        "use_cudnn": True}, name=name)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format="NCHW", name=None):
+    """Max over kernel_size windows (stride defaults to kernel_size)."""
+    if return_mask:
+        raise FluidcError("max_pool2d: return_mask is not supported")
+    return _pool("max", x, kernel_size, stride, padding, ceil_mode, True, data_format, name)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCHW", name=None):
+    """Average over kernel_size windows (padding excluded from the count when exclusive)."""
+    if divisor_override is not None:
+        raise FluidcError("avg_pool2d: divisor_override is not supported")
+    return _pool("avg", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format, name)
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """Average pooling to an output_size map, windows spread evenly."""
+    _conv._check_format(data_format, "adaptive_avg_pool2d")
+    size = _conv._pair(output_size, "output_size", "adaptive_avg_pool2d")
+    return _op("pool2d", {"X": [x]}, {
+        "pooling_type": "avg", "ksize": size, "strides": [1, 1], "paddings": [0, 0],
+        "padding_algorithm": "EXPLICIT", "global_pooling": False, "adaptive": True,
+        "ceil_mode": False, "exclusive": True, "data_format": data_format}, name=name)
+
+
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    """Zero elements with probability p while training (whole slices along `axis` when given)."""
+    if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise FluidcError(f"dropout: p must be a number in [0, 1], got {p!r}")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise FluidcError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
+                          f"got {mode!r}")
+    if p == 0:
+        return x
+    if axis is None:
+        seed = default_main_program().random_seed or None
+        impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
+        helper = LayerHelper("dropout", name=name)
+        out = helper.create_variable_for_type_inference(x.dtype)
+        mask = helper.create_variable_for_type_inference(VarType.UINT8, stop_gradient=True)
+        helper.append_op("dropout", inputs={"X": [x]}, outputs={"Out": [out], "Mask": [mask]},
+                         attrs={"dropout_prob": float(p), "is_test": not training,
+                                "fix_seed": seed is not None, "seed": seed or 0,
+                                "dropout_implementation": impl})
+        return out
+    return _dropout_along(x, float(p), axis, training, mode)
+
+
+def _dropout_along(x, p: float, axis, training: bool, mode: str):
+    """Dropout of whole slices: one uniform draw per index of the `axis` dims."""
+    if not training:
+        return _nn.scale(x, 1.0 - p) if mode == "downscale_in_infer" else x
+    if p == 1.0:
+        return _nn.scale(x, 0.0)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if min(axes) < 0 or max(axes) >= len(x.shape):
+        raise FluidcError(f"dropout: axis {axis} must be in [0, {len(x.shape)})")
+    mask_shape = [x.shape[i] if i in axes else 1 for i in range(len(x.shape))]
+    if any(d < 0 for d in mask_shape):
+        raise FluidcError(f"dropout: the dims of x {list(x.shape)} along axis {axis} must be "
+                          f"known")
+    scaled = _nn.scale(x, 1.0 / (1.0 - p)) if mode == "upscale_in_train" else x
+    draw = _tensor.uniform_random(mask_shape, "float32", 0.0, 1.0)
+    keep = _op("greater_equal", {"X": [draw], "Y": [_tensor.fill_constant([1], "float32", p)]},
+               dtype=VarType.BOOL)
+    return multiply(scaled, _tensor.cast(keep, x.dtype))
+
+
+# --- losses --------------------------------------------------------------------------------
+
+def mse_loss(input, label, reduction="mean", name=None):
+    """(input - label)^2, reduced."""
+    _check_reduction(reduction, "mse_loss")
+    return _reduced(_nn.square(subtract(input, label)), reduction)
+
+
+def l1_loss(input, label, reduction="mean", name=None):
+    """|input - label|, reduced."""
+    _check_reduction(reduction, "l1_loss")
+    return _reduced(_nn.abs(subtract(input, label)), reduction)
+
+
+def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+    """-(label log(input) + (1 - label) log(1 - input)) on probabilities (bce_loss)."""
+    _check_reduction(reduction, "binary_cross_entropy")
+    loss = _op("bce_loss", {"X": [input], "Label": [label]})
+    return _reduced(loss if weight is None else multiply(loss, weight), reduction)
+
+
+def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
+                                     pos_weight=None, name=None):
+    """The logistic loss of logits (sigmoid_cross_entropy_with_logits), reduced."""
+    _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    ins = {"X": [logit], "Label": [label]}
+    if pos_weight is not None:
+        ins["pos_weight"] = [pos_weight]
+    loss = _op("sigmoid_cross_entropy_with_logits", ins,
+               {"ignore_index": -100, "normalize": False})
+    return _reduced(loss if weight is None else multiply(loss, weight), reduction)
+
+
+def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+    """-input[label] (log-probabilities), weighted; mean divides by the total weight."""
+    _check_reduction(reduction, "nll_loss")
+    rank = len(input.shape)
+    if rank < 2:
+        raise FluidcError(f"nll_loss: input must have at least 2 dims, got {list(input.shape)}")
+    spatial = list(label.shape)
+    if rank > 2:  # classes last, rows flattened: the op is [N, C]
+        input = reshape(_nn.transpose(input, [0] + list(range(2, rank)) + [1]),
+                        [-1, input.shape[1]])
+        label = reshape(label, [-1])
+    helper = LayerHelper("nll_loss", name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    total = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
+    ins = {"X": [input], "Label": [label]}
+    if weight is not None:
+        ins["Weight"] = [weight]
+    helper.append_op("nll_loss", inputs=ins, outputs={"Out": [out], "Total_weight": [total]},
+                     attrs={"ignore_index": int(ignore_index), "reduction": reduction})
+    return reshape(out, spatial) if rank > 2 and reduction == "none" else out
+
+
+def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
+                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+    """2.x cross entropy: softmax_with_cross_entropy, class weights and Paddle's reductions."""
+    _check_reduction(reduction, "cross_entropy")
+    if label_smoothing:
+        raise FluidcError("cross_entropy: label_smoothing is not supported")
+    if soft_label and ignore_index > 0:
+        raise FluidcError(f"cross_entropy: ignore_index must be -100 with soft labels, got "
+                          f"{ignore_index}")
+    rank = len(input.shape)
+    axis = axis % rank
+    squeezed = len(label.shape) == rank - 1
+    if squeezed:
+        label = _conv.unsqueeze(label, [axis])
+    elif len(label.shape) != rank:
+        raise FluidcError(f"cross_entropy: label {list(label.shape)} must have the rank of input "
+                          f"{list(input.shape)} or one less")
+    helper = LayerHelper("softmax_with_cross_entropy", name=None)
+    sm = helper.create_variable_for_type_inference(input.dtype)
+    loss = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("softmax_with_cross_entropy", inputs={"Logits": [input], "Label": [label]},
+                     outputs={"Softmax": [sm], "Loss": [loss]},
+                     attrs={"soft_label": soft_label, "ignore_index": int(ignore_index),
+                            "numeric_stable_mode": True, "axis": axis,
+                            "use_softmax": use_softmax})
+    w = None
+    if weight is not None:
+        w = _class_weights(weight, label, input, axis, soft_label, ignore_index)
+        loss = multiply(loss, w)
+    if reduction == "sum":
+        return _reduce("reduce_sum", loss, None, False, name)
+    if reduction == "mean":
+        return _weighted_mean(loss, label, w, soft_label, ignore_index, name)
+    return _conv.squeeze(loss, [axis]) if squeezed else loss
+
+
+def _class_weights(weight, label, input, axis: int, soft_label: bool, ignore_index: int):
+    """Each example's weight, shaped like the loss: weight[label] (0 where ignored), or for
+    soft labels the label-weighted sum of the class weights."""
+    if soft_label:
+        return _nn.reduce_sum(multiply(_tensor.cast(label, weight.dtype), weight), dim=[axis],
+                              keep_dim=True)
+    classes = input.shape[axis]
+    if weight.shape[-1] != classes:
+        raise FluidcError(f"cross_entropy: weight has {weight.shape[-1]} classes, input "
+                          f"{classes} along axis {axis}")
+    onehot = _op("one_hot_v2", {"X": [_conv.squeeze(label, [axis])]},
+                 {"depth": classes, "dtype": int(weight.dtype), "allow_out_of_range": True},
+                 dtype=weight.dtype)
+    picked = _conv.unsqueeze(_nn.reduce_sum(multiply(onehot, weight), dim=[-1]), [axis])
+    return multiply(picked, _kept(label, ignore_index, weight.dtype))
+
+
+def _kept(label, ignore_index: int, dtype):
+    """1 where label != ignore_index, else 0, in dtype."""
+    ignore = _tensor.fill_constant([1], label.dtype, ignore_index)
+    return _tensor.cast(_op("not_equal", {"X": [label], "Y": [ignore]}, dtype=VarType.BOOL), dtype)
+
+
+def _weighted_mean(loss, label, w, soft_label: bool, ignore_index: int, name):
+    """Paddle's 'mean': over examples, by kept labels when ignore_index >= 0, or by total
+    weight when weighted (a zero denominator counts as 1)."""
+    if w is None and (soft_label or ignore_index < 0):
+        return _reduce("reduce_mean", loss, None, False, name)
+    total = _reduce("reduce_sum", loss, None, False, None)
+    if w is None:
+        w = _kept(label, ignore_index, loss.dtype)
+    denom = _reduce("reduce_sum", w, None, False, None)
+    is_zero = _tensor.cast(_op("equal", {"X": [denom], "Y": [_tensor.fill_constant(
+        [], loss.dtype, 0.0)]}, dtype=VarType.BOOL), loss.dtype)
+    return _nn.elementwise_div(total, add(denom, is_zero), name=name)
+
+
+# --- similarity and normalization ----------------------------------------------------------
+
+def cosine_similarity(x1, x2, axis: int = 1, eps: float = 1e-8):
+    """<x1, x2> / max(|x1| |x2|, eps) along axis."""
+    w12 = _nn.reduce_sum(multiply(x1, x2), dim=[axis])
+    w1 = _nn.reduce_sum(multiply(x1, x1), dim=[axis])
+    w2 = _nn.reduce_sum(multiply(x2, x2), dim=[axis])
+    n12 = _nn.sqrt(_conv.clip(multiply(w1, w2), eps * eps, float("inf")))
+    return _nn.elementwise_div(w12, n12)
+
+
+def normalize(x, p=2, axis: int = 1, epsilon: float = 1e-12, name=None):
+    """x / max(||x||_p along axis, epsilon)."""
+    if p == 2:
+        norm = _nn.sqrt(_nn.reduce_sum(_nn.square(x), dim=[axis], keep_dim=True))
+    else:
+        powered = _act.pow(_nn.abs(x), float(p))
+        norm = _act.pow(_nn.reduce_sum(powered, dim=[axis], keep_dim=True), 1.0 / float(p))
+    return _nn.elementwise_div(x, _conv.clip(norm, epsilon, float("inf")), name=name)
+
+
+# --- normalization with given parameters ----------------------------------------------------
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
+               name=None):
+    """Per-channel normalization: batch statistics while training (updating the running ones
+    in place), the running statistics otherwise."""
+    if data_format not in ("NCHW", "NHWC", "NC", "NCL", "NLC"):
+        raise FluidcError(f"batch_norm: data_format {data_format!r} is not supported")
+    layout = "NHWC" if data_format in ("NHWC", "NLC") else "NCHW"
+    helper = LayerHelper("batch_norm", name=name)
+    saved_mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    saved_var = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    inputs = {"X": [x], "Mean": [running_mean], "Variance": [running_var]}
+    if weight is not None:
+        inputs["Scale"] = [weight]
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    helper.append_op("batch_norm", inputs=inputs,
+                     outputs={"Y": [out], "MeanOut": [running_mean],
+                              "VarianceOut": [running_var], "SavedMean": [saved_mean],
+                              "SavedVariance": [saved_var]},
+                     attrs={"momentum": float(momentum), "epsilon": float(epsilon),
+                            "is_test": not training, "data_layout": layout,
+                            "use_global_stats": bool(use_global_stats),
+                            "trainable_statistics": False})
+    return out
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalization over the trailing normalized_shape dims, then weight and bias."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if list(x.shape[len(x.shape) - len(shape):]) != shape:
+        raise FluidcError(f"layer_norm: normalized_shape {shape} is not the trailing shape of "
+                          f"x {list(x.shape)}")
+    helper = LayerHelper("layer_norm", name=name)
+    inputs = {"X": [x]}
+    if weight is not None:
+        inputs["Scale"] = [weight]
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    out = helper.create_variable_for_type_inference(x.dtype)
+    mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    var = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    helper.append_op("layer_norm", inputs=inputs,
+                     outputs={"Y": [out], "Mean": [mean], "Variance": [var]},
+                     attrs={"epsilon": float(epsilon),
+                            "begin_norm_axis": len(x.shape) - len(shape)})
+    return out

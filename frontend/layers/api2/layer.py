@@ -1,0 +1,335 @@
+"""paddle.nn layer classes for static programs: a layer creates its parameters in the default
+programs when constructed (named as Paddle names them: linear_0.w_0, ...) and appends its ops
+each time it is called."""
+from __future__ import annotations
+
+import math
+import re
+from collections import OrderedDict
+
+from ... import unique_name
+from ...errors import FluidcError
+from ...initializer import Constant, Normal
+from ...param_attr import ParamAttr
+from ..helper import LayerHelper
+from . import flatten as _flatten
+from . import functional as F
+
+
+def _snake(name: str) -> str:
+    """Paddle's layer-name rule: Linear -> linear, BatchNorm2D -> batch_norm2d."""
+    s = re.sub("(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub("([a-z])([A-Z])", r"\1_\2", s).lower()
+
+
+class Layer:
+    """The base of the layer classes: parameters, sub-layers, train/eval and __call__."""
+
+    def __init__(self, name_scope: str | None = None, dtype="float32") -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_sub_layers", OrderedDict())
+        self.training = True
+        self._dtype = dtype
+        self._full_name = unique_name.generate(name_scope or _snake(type(self).__name__))
+
+    def full_name(self) -> str:
+        """The layer's unique name, the prefix of its parameters' names."""
+        return self._full_name
+
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
+                         default_initializer=None):
+        """A parameter named <full_name>.w_N (b_N for biases), or None when attr is False."""
+        helper = LayerHelper(type(self).__name__, name=self._full_name)
+        return helper.create_parameter(ParamAttr.to_attr(attr), [int(d) for d in shape],
+                                       dtype or self._dtype, is_bias, default_initializer)
+
+    def __setattr__(self, name, value):
+        from ...framework import Parameter
+        if isinstance(value, Parameter):
+            self._parameters[name] = value
+        elif isinstance(value, Layer):
+            self._sub_layers[name] = value
+        object.__setattr__(self, name, value)
+
+    def parameters(self, include_sublayers: bool = True) -> list:
+        """This layer's parameters, then its sub-layers' (each once)."""
+        out = [p for p in self._parameters.values() if p is not None]
+        if include_sublayers:
+            for layer in self._sub_layers.values():
+                out += [p for p in layer.parameters() if all(p is not q for q in out)]
+        return out
+
+    def sublayers(self) -> list:
+        """The direct and nested sub-layers."""
+        out = []
+        for layer in self._sub_layers.values():
+            out += [layer] + layer.sublayers()
+        return out
+
+    def train(self) -> None:
+        """Training mode (dropout drops, batch_norm uses batch statistics)."""
+        for layer in [self] + self.sublayers():
+            object.__setattr__(layer, "training", True)
+
+    def eval(self) -> None:
+        """Inference mode."""
+        for layer in [self] + self.sublayers():
+            object.__setattr__(layer, "training", False)
+
+    def forward(self, *inputs, **kwargs):
+        raise FluidcError(f"{type(self).__name__} defines no forward")
+
+    def __call__(self, *inputs, **kwargs):
+        return self.forward(*inputs, **kwargs)
+
+
+class Sequential(Layer):
+    """Layers applied in order."""
+
+    def __init__(self, *layers) -> None:
+        super().__init__()
+        items = layers[0].items() if len(layers) == 1 and isinstance(layers[0], dict) else \
+            [(str(i), layer) for i, layer in enumerate(layers)]
+        for name, layer in items:
+            setattr(self, name, layer)
+
+    def __getitem__(self, i):
+        return list(self._sub_layers.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._sub_layers)
+
+    def forward(self, x):
+        for layer in self._sub_layers.values():
+            x = layer(x)
+        return x
+
+
+def _activation(name: str, fn, doc: str, **defaults):
+    """A parameterless layer applying fn(x, **its constructor arguments)."""
+    def __init__(self, *args, name=None, **kwargs):
+        Layer.__init__(self)
+        self._kwargs = {**defaults, **dict(zip(defaults, args)), **kwargs}
+
+    def forward(self, x):
+        return fn(x, **self._kwargs)
+    return type(name, (Layer,), {"__init__": __init__, "forward": forward, "__doc__": doc})
+
+
+ReLU = _activation("ReLU", F.relu, "max(x, 0).")
+ReLU6 = _activation("ReLU6", F.relu6, "min(max(x, 0), 6).")
+Sigmoid = _activation("Sigmoid", F.sigmoid, "1 / (1 + exp(-x)).")
+Tanh = _activation("Tanh", F.tanh, "tanh(x).")
+GELU = _activation("GELU", F.gelu, "Gaussian error linear unit.", approximate=False)
+LeakyReLU = _activation("LeakyReLU", F.leaky_relu, "x or negative_slope * x.",
+                        negative_slope=0.01)
+Softmax = _activation("Softmax", F.softmax, "softmax along axis.", axis=-1)
+LogSoftmax = _activation("LogSoftmax", F.log_softmax, "log(softmax) along axis.", axis=-1)
+ELU = _activation("ELU", F.elu, "x or alpha * (exp(x) - 1).", alpha=1.0)
+Softplus = _activation("Softplus", F.softplus, "log(1 + exp(beta x)) / beta.", beta=1.0,
+                       threshold=20.0)
+
+
+class Linear(Layer):
+    """x @ weight [in_features, out_features] + bias."""
+
+    def __init__(self, in_features: int, out_features: int, weight_attr=None, bias_attr=None,
+                 name=None) -> None:
+        super().__init__()
+        self.weight = self.create_parameter([in_features, out_features], weight_attr)
+        self.bias = self.create_parameter([out_features], bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return F.linear(x, self.weight, self.bias)
+
+
+class Conv2D(Layer):
+    """2-D convolution with a [out, in / groups, kh, kw] weight and an [out] bias."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format="NCHW") -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise FluidcError(f"Conv2D: padding_mode {padding_mode!r} is not supported")
+        if in_channels % groups:
+            raise FluidcError(f"Conv2D: {in_channels} channels do not split into {groups} groups")
+        k = [kernel_size] * 2 if isinstance(kernel_size, int) else list(kernel_size)
+        std = math.sqrt(2.0 / (k[0] * k[1] * in_channels / groups))
+        self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
+                                            weight_attr, default_initializer=Normal(0.0, std))
+        self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+        self._conv = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
+                          data_format=data_format)
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, **self._conv)
+
+
+class MaxPool2D(Layer):
+    """Max pooling over kernel_size windows."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCHW", name=None) -> None:
+        super().__init__()
+        self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                          return_mask=return_mask, ceil_mode=ceil_mode, data_format=data_format)
+
+    def forward(self, x):
+        return F.max_pool2d(x, **self._args)
+
+
+class AvgPool2D(Layer):
+    """Average pooling over kernel_size windows."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCHW", name=None) -> None:
+        super().__init__()
+        self._args = dict(kernel_size=kernel_size, stride=stride, padding=padding,
+                          ceil_mode=ceil_mode, exclusive=exclusive,
+                          divisor_override=divisor_override, data_format=data_format)
+
+    def forward(self, x):
+        return F.avg_pool2d(x, **self._args)
+
+
+class _BatchNormBase(Layer):
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", use_global_stats=None, name=None) -> None:
+        super().__init__()
+        self.weight = self.create_parameter([num_features], weight_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_features], bias_attr, is_bias=True)
+        stat = ParamAttr(initializer=Constant(0.0), trainable=False)
+        self._mean = self.create_parameter([num_features], stat)
+        self._variance = self.create_parameter(
+            [num_features], ParamAttr(initializer=Constant(1.0), trainable=False))
+        self._args = dict(momentum=momentum, epsilon=epsilon, data_format=data_format,
+                          use_global_stats=use_global_stats)
+
+    def forward(self, x):
+        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
+                            training=self.training, **self._args)
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Batch normalization of [N, C, H, W] maps per channel."""
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Batch normalization of [N, C] or [N, C, L] inputs per channel."""
+
+
+class BatchNorm(_BatchNormBase):
+    """The 1.x-style BatchNorm layer: num_channels, an optional act, is_test."""
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False) -> None:
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
+                         use_global_stats)
+        self._act, self._is_test = act, is_test
+
+    def forward(self, x):
+        out = F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
+                           training=self.training and not self._is_test, **self._args)
+        return LayerHelper("batch_norm").append_activation(out, self._act)
+
+
+class LayerNorm(Layer):
+    """Normalization over the trailing normalized_shape dims, then weight and bias."""
+
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 name=None) -> None:
+        super().__init__()
+        shape = [normalized_shape] if isinstance(normalized_shape, int) else \
+            list(normalized_shape)
+        size = math.prod(shape)
+        self._shape, self._epsilon = shape, epsilon
+        self.weight = self.create_parameter([size], weight_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([size], bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return F.layer_norm(x, self._shape, self.weight, self.bias, self._epsilon)
+
+
+class Embedding(Layer):
+    """A [num_embeddings, embedding_dim] table looked up by ids of any shape."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+                 norm_type=2.0, sparse=False, weight_attr=None, scale_grad_by_freq=False,
+                 name=None) -> None:
+        super().__init__()
+        self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
+        self._args = dict(padding_idx=padding_idx, max_norm=max_norm, sparse=sparse,
+                          scale_grad_by_freq=scale_grad_by_freq)
+
+    def forward(self, x):
+        return F.embedding(x, self.weight, **self._args)
+
+
+class Dropout(Layer):
+    """Dropout while training (the layer's train()/eval() mode), identity or scaling after."""
+
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None) -> None:
+        super().__init__()
+        self._args = dict(p=p, axis=axis, mode=mode)
+
+    def forward(self, x):
+        return F.dropout(x, training=self.training, **self._args)
+
+
+class Flatten(Layer):
+    """Dims start_axis..stop_axis merged into one."""
+
+    def __init__(self, start_axis=1, stop_axis=-1) -> None:
+        super().__init__()
+        self._axes = (start_axis, stop_axis)
+
+    def forward(self, x):
+        return _flatten(x, *self._axes)
+
+
+class CrossEntropyLoss(Layer):
+    """F.cross_entropy with the constructor's settings."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
+                 axis=-1, use_softmax=True, label_smoothing=0.0, name=None) -> None:
+        super().__init__()
+        self._args = dict(weight=weight, ignore_index=ignore_index, reduction=reduction,
+                          soft_label=soft_label, axis=axis, use_softmax=use_softmax,
+                          label_smoothing=label_smoothing)
+
+    def forward(self, input, label):
+        return F.cross_entropy(input, label, **self._args)
+
+
+class MSELoss(Layer):
+    """Mean (or summed) squared error."""
+
+    def __init__(self, reduction="mean") -> None:
+        super().__init__()
+        self._reduction = reduction
+
+    def forward(self, input, label):
+        return F.mse_loss(input, label, self._reduction)
+
+
+class L1Loss(Layer):
+    """Mean (or summed) absolute error."""
+
+    def __init__(self, reduction="mean", name=None) -> None:
+        super().__init__()
+        self._reduction = reduction
+
+    def forward(self, input, label):
+        return F.l1_loss(input, label, self._reduction)
+
+
+__all__ = ["Layer", "Sequential", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "LeakyReLU",
+           "Softmax", "LogSoftmax", "ELU", "Softplus", "Linear", "Conv2D", "MaxPool2D",
+           "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "Embedding",
+           "Dropout", "Flatten", "CrossEntropyLoss", "MSELoss", "L1Loss"]

@@ -1,0 +1,53 @@
+"""fluid.layers losses and encodings beyond nn.py's: sigmoid_cross_entropy_with_logits, cos_sim,
+one_hot and the hard-label cross entropy Paddle saves as cross_entropy2."""
+from __future__ import annotations
+
+from ..dtypes import VarType
+from ..errors import FluidcError
+from ..framework import Variable
+from .helper import LayerHelper
+
+
+def sigmoid_cross_entropy_with_logits(x, label, ignore_index: int = -100, name=None,
+                                      normalize: bool = False) -> Variable:
+    """Elementwise logistic loss of logits x against labels in [0, 1]."""
+    helper = LayerHelper("sigmoid_cross_entropy_with_logits", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("sigmoid_cross_entropy_with_logits", inputs={"X": [x], "Label": [label]},
+                     outputs={"Out": [out]},
+                     attrs={"ignore_index": ignore_index, "normalize": normalize})
+    return out
+
+
+def cos_sim(X, Y) -> Variable:  # noqa: N803 (Paddle's argument names)
+    """Cosine similarity of each row of X with the matching row of Y (or Y's one row)."""
+    helper = LayerHelper("cos_sim")
+    out = helper.create_variable_for_type_inference(X.dtype)
+    xnorm = helper.create_variable_for_type_inference(X.dtype, stop_gradient=True)
+    ynorm = helper.create_variable_for_type_inference(X.dtype, stop_gradient=True)
+    helper.append_op("cos_sim", inputs={"X": [X], "Y": [Y]},
+                     outputs={"Out": [out], "XNorm": [xnorm], "YNorm": [ynorm]})
+    return out
+
+
+def one_hot(input, depth: int, allow_out_of_range: bool = False) -> Variable:
+    """1.x one_hot: ids [..., 1] -> float32 [..., depth]."""
+    helper = LayerHelper("one_hot")
+    out = helper.create_variable_for_type_inference(VarType.FP32, stop_gradient=True)
+    helper.append_op("one_hot", inputs={"X": [input]}, outputs={"Out": [out]},
+                     attrs={"depth": int(depth), "allow_out_of_range": allow_out_of_range})
+    return out
+
+
+def _hard_label_cross_entropy(input, label, ignore_index: int = -100) -> Variable:
+    """-log(input[label]) per row for hard labels (the op 1.x's cross_entropy saves)."""
+    if not isinstance(input, Variable):
+        raise FluidcError(f"cross_entropy takes a Variable input, got {type(input).__name__}")
+    helper = LayerHelper("cross_entropy2")
+    out = helper.create_variable_for_type_inference(input.dtype)
+    xshape = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
+    match_x = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
+    helper.append_op("cross_entropy2", inputs={"X": [input], "Label": [label]},
+                     outputs={"Y": [out], "XShape": [xshape], "MatchX": [match_x]},
+                     attrs={"ignore_index": ignore_index})
+    return out

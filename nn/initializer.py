@@ -1,0 +1,4 @@
+"""paddle.nn.initializer, re-exported."""
+from ..frontend.layers.api2.initializer import (Assign, Constant, KaimingNormal,  # noqa: F401
+                                                KaimingUniform, Normal, Uniform, XavierNormal,
+                                                XavierUniform)
