@@ -1,6 +1,9 @@
 """fluidc: PaddlePaddle Fluid's static graphs, compiled. `import fluidc as fluid` (1.x) or
 `import fluidc as paddle` (2.x static) and write the programs of the Paddle docs."""
 import sys as _sys
+import types as _types
+
+import numpy as _np
 
 from . import frontend  # noqa: F401
 from .frontend import initializer, unique_name  # noqa: F401
@@ -13,7 +16,11 @@ from .frontend.layers.api2 import (abs, add, cast, concat, divide, exp, flatten,
                                    max, maximum, mean, min, minimum, multiply, ones, reshape, scale,
                                    sqrt, square, subtract, sum, tanh, transpose, zeros)
 from .frontend.layers.api2 import cumsum, pow  # noqa: A004
-from .frontend.layers.tensor import create_parameter, static_data as data
+from .frontend.layers.tensor import (create_parameter, full_like, ones_like,
+                                     static_data as data, zeros_like)
+from .frontend.layers.api2.linalg import norm
+from .frontend.layers.api2 import add_n, rand, randn, stanh, uniform
+from .frontend.layers.api2.manipulation import moveaxis, reshape_, split, t
 from .frontend.param_attr import ParamAttr
 from . import backward  # noqa: F401
 from . import clip, optimizer, regularizer  # noqa: F401
@@ -35,6 +42,22 @@ from .runtime.place import get_device, set_device  # noqa: E402
 from .runtime.random import seed  # noqa: E402
 
 # Paddle's module paths for modules fluidc keeps elsewhere (from fluid.initializer import ...).
+# paddle.float32, paddle.int64, ...
+globals().update(frontend.dtypes.DTYPE_CONSTANTS)
+
+
+class _ClipModule(_types.ModuleType):
+    """`clip` is fluid.clip, the gradient-clipping module, and paddle.clip(x, min, max), the
+    clip layer (min/max None: float32's lowest/highest, as Paddle's): one name serves both."""
+
+    def __call__(self, x, min=None, max=None, name=None):  # noqa: A002 (Paddle's names)
+        limit = float(_np.finfo(_np.float32).max)
+        return layers.clip(x, -limit if min is None else min, limit if max is None else max,
+                           name=name)
+
+
+clip.__class__ = _ClipModule
+
 for _name, _module in {"initializer": initializer, "unique_name": unique_name,
                        "param_attr": frontend.param_attr}.items():
     _sys.modules[f"{__name__}.{_name}"] = _module

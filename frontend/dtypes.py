@@ -59,6 +59,13 @@ _NAMES = {
 }
 
 
+# paddle.float32, paddle.int64, ...: the dtype constants of Paddle's namespace. They are VarType
+# members, so they equal a Variable's dtype and pass wherever a dtype is taken.
+DTYPE_CONSTANTS = {name: _NAMES[name] for name in (
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "complex64", "complex128")}
+
+
 def convert_dtype(dtype) -> VarType:
     """Any spelling of a dtype (VarType, 'float32', np.float32, np.dtype, torch dtype) -> VarType."""
     if isinstance(dtype, VarType):

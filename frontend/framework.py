@@ -126,7 +126,7 @@ class Parameter(Variable):
 
     def __init__(self, block: "Block", name: str, shape, dtype, trainable: bool = True,
                  optimize_attr: dict | None = None, regularizer=None, initializer=None,
-                 **kwargs: Any) -> None:
+                 need_clip: bool = True, **kwargs: Any) -> None:
         kwargs.setdefault("persistable", True)
         super().__init__(block, name, shape, dtype, **kwargs)
         self.trainable = trainable
@@ -134,6 +134,7 @@ class Parameter(Variable):
         self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
         self.regularizer = regularizer
         self.initializer = initializer
+        self.need_clip = need_clip  # False: gradient clipping leaves this one's gradient alone
 
 
 class Operator:
@@ -280,7 +281,7 @@ class Block:
         ins = {k: v for k, v in ins.items() if v}
         outs = {k: v for k, v in outs.items() if v}
         opdef.check_slots(ins, outs)
-        desc = OpDesc(type, ins, outs, opdef.complete_attrs(attrs or {}))
+        desc = OpDesc(type, ins, outs, opdef.as_stored(opdef.complete_attrs(attrs or {})))
         desc.attrs.setdefault("op_role", _op_role)
         for name in desc.input_arg_names:
             if self._find_var_recursive(name) is None:

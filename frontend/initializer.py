@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .framework import Variable
+from .ops.tensor import fill_constant_attrs
 
 
 class Initializer:
@@ -39,8 +40,7 @@ class Constant(Initializer):
 
     def __call__(self, var, block):
         block.append_op("fill_constant", outputs={"Out": [var]},
-                        attrs={"shape": list(var.shape), "dtype": int(var.dtype),
-                               "value": float(self.value)})
+                        attrs=fill_constant_attrs(var.shape, var.dtype, self.value))
 
 
 class Uniform(Initializer):
@@ -65,6 +65,21 @@ class Normal(Initializer):
         block.append_op("gaussian_random", outputs={"Out": [var]},
                         attrs={"shape": list(var.shape), "dtype": int(var.dtype), "mean": self.loc,
                                "std": self.scale, "seed": self._seed(block, self.seed)})
+
+
+class TruncatedNormal(Initializer):
+    """Draws from N(loc, scale^2) cut to [a, b], as Paddle 3.x's truncated_gaussian_random: the
+    cutoffs are values (default [-2, 2]), not multiples of scale."""
+
+    def __init__(self, loc: float = 0.0, scale: float = 1.0, seed: int = 0, a: float = -2.0,
+                 b: float = 2.0) -> None:
+        self.loc, self.scale, self.seed, self.a, self.b = loc, scale, seed, a, b
+
+    def __call__(self, var, block):
+        block.append_op("truncated_gaussian_random", outputs={"Out": [var]},
+                        attrs={"shape": list(var.shape), "dtype": int(var.dtype), "mean": self.loc,
+                               "std": self.scale, "seed": self._seed(block, self.seed),
+                               "a": self.a, "b": self.b})
 
 
 class Xavier(Initializer):
@@ -101,7 +116,7 @@ class MSRA(Initializer):
 
 ConstantInitializer, UniformInitializer, NormalInitializer = Constant, Uniform, Normal
 XavierInitializer, MSRAInitializer = Xavier, MSRA
-TruncatedNormal = Normal
+TruncatedNormalInitializer = TruncatedNormal
 KaimingUniform = MSRA
 XavierUniform = Xavier
 

@@ -16,8 +16,6 @@ from .graph import op_node, to_graph, var_node
 def _names(xs, what: str = "no_grad_set") -> set[str]:
     if xs is None:
         return set()
-    if isinstance(xs, (str, Variable)):
-        xs = [xs]
     if not isinstance(xs, (set, list, tuple, frozenset)):
         raise TypeError(f"{what} must be a set, list or tuple of Variables or names, got "
                         f"{type(xs).__name__}")
@@ -59,6 +57,10 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
         if not isinstance(parameter_list, (list, tuple, set)):
             raise TypeError(f"append_backward: parameter_list must be a list, tuple or set, got "
                             f"{type(parameter_list).__name__}")
+        for i, p in enumerate(parameter_list):
+            if not isinstance(p, (str, Variable)):
+                raise TypeError(f"append_backward: parameter_list[{i}] must be a Variable or a "
+                                f"name, got {type(p).__name__}")
         wanted = [p if isinstance(p, str) else p.name for p in parameter_list]
         no_grad |= {p.name for p in block.all_parameters() if p.name not in set(wanted)}
     else:
@@ -222,11 +224,11 @@ def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str
             grad_to_var[renames.get(n, n)] = _forward_name(n)
         _rename(gop, renames, forward)
     grad_ops = [gop for gop, _ in grad_ops]
-    grad_ops = _accumulate(grad_ops)
+    grad_ops, parts = _accumulate(grad_ops)
     with op_role_guard(OpRole.Backward):
         for gop in grad_ops:
             for n in gop.output_arg_names:
-                _grad_var(block, grad_to_var[n.split("@RENAME@")[0]], n)
+                _grad_var(block, grad_to_var[parts.get(n, n)], n)
             block.append_op(gop.type, gop.inputs, gop.outputs, gop.attrs)
             for cb in callbacks or ():
                 if not callable(cb):
@@ -279,16 +281,17 @@ def _zeros_like(gname: str) -> OpDesc:
     return OpDesc("fill_zeros_like", {"X": [_forward_name(gname)]}, {"Out": [gname]}, {})
 
 
-def _accumulate(grad_ops: list[OpDesc]) -> list[OpDesc]:
+def _accumulate(grad_ops: list[OpDesc]) -> tuple[list[OpDesc], dict[str, str]]:
     """Where several grad ops (or slots of one) write one @GRAD var, each write goes to a
     renamed copy (@RENAME@block0@k, k counting the writes) and a sum joins them before the
-    first reader."""
+    first reader. Returns the ops and each copy's summed var."""
     writes: dict[str, int] = {}
     for op in grad_ops:
         for n in op.output_arg_names:
             writes[n] = writes.get(n, 0) + 1
     out: list[OpDesc] = []
     pending: dict[str, list[str]] = {}
+    parts: dict[str, str] = {}
     for op in grad_ops:
         for n in op.input_arg_names:
             if n in pending:
@@ -299,7 +302,8 @@ def _accumulate(grad_ops: list[OpDesc]) -> list[OpDesc]:
                     renamed = f"{n}@RENAME@block0@{len(pending.setdefault(n, []))}"
                     names[j] = renamed
                     pending[n].append(renamed)
+                    parts[renamed] = n
         out.append(op)
-    for n, parts in pending.items():
-        out.append(OpDesc("sum", {"X": parts}, {"Out": [n]}, {}))
-    return out
+    for n, copies in pending.items():
+        out.append(OpDesc("sum", {"X": copies}, {"Out": [n]}, {}))
+    return out, parts

@@ -8,6 +8,7 @@ import copy
 
 from ..frontend import unique_name
 from ..frontend.framework import Parameter, default_main_program
+from ..frontend.ops.tensor import fill_constant_attrs
 from .regularizer import f32
 
 
@@ -113,7 +114,7 @@ class ClipGradByGlobalNorm(ClipGradBase):
         block.append_op("sqrt", {"X": [total]}, {"Out": [norm]})
         limit = _tmp(block, "fill_constant", total)
         block.append_op("fill_constant", {}, {"Out": [limit]},
-                        {"shape": [1], "dtype": int(total.dtype), "value": self.clip_norm})
+                        fill_constant_attrs([1], total.dtype, self.clip_norm))
         biggest = _tmp(block, "elementwise_max", total)
         block.append_op("elementwise_max", {"X": [limit], "Y": [norm]}, {"Out": [biggest]})
         scale = _tmp(block, "elementwise_div", total)

@@ -40,7 +40,8 @@ def fold_constants(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]
                     and to_numpy_dtype(infos[n].dtype).name in _VALUE_KEY for n in names)
         reads = op.input_arg_names
         source = op.type in _SOURCES and not reads
-        foldable = (small and not opdef.stateful and "seed" not in op.attrs and names
+        foldable = (small and not opdef.stateful and not opdef.side_effect
+                    and "seed" not in op.attrs and names
                     and (source or (reads and all(n in known for n in reads)))
                     and opdef.reference is not None)
         if not foldable:

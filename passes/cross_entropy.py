@@ -1,12 +1,12 @@
 """Softmax with cross entropy as one row kernel (and its grad as one pointwise kernel).
 
 softmax_with_cross_entropy over the last axis with hard labels is rewritten into primitives
-the fuser joins into one kernel: the row max, exp, the row sum, Softmax = e / s, and
-Loss = log(s) - (x[label] - max), where x[label] is a row sum of x - max where the class index
-equals the label (the class indices are a constant [C] vector). Its grad,
-(Softmax - onehot(label)) * dLoss, becomes one pointwise kernel. Labels equal to ignore_index
-give a zero loss and gradient, as in Paddle. Soft labels, other axes and more than
-MAX_CLASSES classes stay library calls.
+the fuser joins into one kernel: the row max, d = x - max clipped at -64 (Paddle's kernels
+clip there), exp, the row sum, Softmax = e / s, and Loss = log(s) - d[label], where d[label] is
+a row sum of d where the class index equals the label (the class indices are a constant [C]
+vector). Its grad, (Softmax - onehot(label)) * dLoss, becomes one pointwise kernel. Labels
+equal to ignore_index give a zero loss and gradient, as in Paddle. Soft labels, other axes and
+more than MAX_CLASSES classes stay library calls.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import numpy as np
 
 from ..frontend.dtypes import convert_dtype, to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.nn import SOFTMAX_FLOOR
 from .constant_fold import assign_value
 from .lower import TempNamer
 
@@ -68,7 +69,8 @@ def expand_cross_entropy(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[O
             index, ignore, zero = constants(op, x)
             row = {"dim": [-1], "keep_dim": True}
             m = emit("reduce_max", {"X": [x]}, row)
-            d = emit("elementwise_sub", {"X": [x], "Y": [m]})
+            d = emit("clip", {"X": [emit("elementwise_sub", {"X": [x], "Y": [m]})]},
+                     {"min": SOFTMAX_FLOOR})
             e = emit("exp", {"X": [d]})
             s = emit("reduce_sum", {"X": [e]}, row)
             emit("elementwise_div", {"X": [e], "Y": [s]}, name=op.output("Softmax")[0])

@@ -372,3 +372,189 @@ class ReduceOnPlateau(LRScheduler):
         if self.mode == "min":
             return current < (best - best * self.threshold if rel else best - self.threshold)
         return current > (best + best * self.threshold if rel else best + self.threshold)
+
+
+class OneCycleLR(LRScheduler):
+    """The one-cycle policy: from max_learning_rate / divide_factor up to max_learning_rate over
+    the first phase_pct of total_steps, then down to end_learning_rate (three_phase: back to
+    the start rate first, then down), annealed by cosine or linearly."""
+
+    def __init__(self, max_learning_rate: float, total_steps: int, divide_factor: float = 25.0,
+                 end_learning_rate: float = 0.0001, phase_pct: float = 0.3,
+                 anneal_strategy: str = "cos", three_phase: bool = False, last_epoch: int = -1,
+                 verbose: bool = False) -> None:
+        for name, value in (("max_learning_rate", max_learning_rate),
+                            ("end_learning_rate", end_learning_rate),
+                            ("divide_factor", divide_factor)):
+            if not isinstance(value, (float, int)):
+                raise TypeError(f"'{name}' must be 'float' or 'int', but received {type(value)}")
+        _require(max_learning_rate >= 0, "'max_learning_rate' must be a positive integer.")
+        _require(end_learning_rate >= 0, "'end_learning_rate' must be a positive integer.")
+        if not isinstance(total_steps, int):
+            raise TypeError(f"'total_step' must be 'int', but received {type(total_steps)}")
+        _require(total_steps > 0, "'total_step' must be a positive integer.")
+        if not isinstance(phase_pct, float):
+            raise TypeError(f"'phase_pct' must be 'float', but received {type(phase_pct)}")
+        _require(0 <= phase_pct <= 1,
+                 f"'phase_pct' must be between 0 and 1, but received {phase_pct}")
+        _require(anneal_strategy in ("cos", "linear"),
+                 f"'anneal_strategy' must by one of 'cos' or 'linear', but received "
+                 f"{anneal_strategy}")
+        initial_lr = max_learning_rate / float(divide_factor)
+        peak, last = phase_pct * total_steps - 1, total_steps - 1
+        if three_phase:
+            _require(phase_pct < 0.5, "When three_phase is True, 'phase_pct' must be less than 0.5")
+            down = 2 * phase_pct * total_steps - 2
+            # (first step, last step, rate at the first, rate at the last) of each phase
+            self._phases = [(0, peak, initial_lr, max_learning_rate),
+                            (peak, down, max_learning_rate, initial_lr),
+                            (down, last, initial_lr, float(end_learning_rate))]
+        else:
+            self._phases = [(0, peak, initial_lr, max_learning_rate),
+                            (peak, last, max_learning_rate, float(end_learning_rate))]
+        self.total_steps = total_steps
+        self.anneal_strategy = anneal_strategy
+        super().__init__(initial_lr, last_epoch, verbose)
+
+    def _anneal(self, start_lr: float, end_lr: float, pct: float) -> float:
+        if self.anneal_strategy == "cos":
+            return end_lr + (start_lr - end_lr) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end_lr - start_lr) * pct + start_lr
+
+    def get_lr(self) -> float:
+        step = self.last_epoch
+        _require(step <= self.total_steps,
+                 f"Tried to step {step} times. However the number of total steps is "
+                 f"{self.total_steps}")
+        # the phase the step is in; the last one also takes the step after it (total_steps)
+        first, end, start_lr, end_lr = next(
+            (phase for phase in self._phases if step <= phase[1]), self._phases[-1])
+        return self._anneal(start_lr, end_lr, (step - first) / (end - first))
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical rates between base_learning_rate and max_learning_rate: up over step_size_up
+    steps, down over step_size_down; the amplitude scaled per cycle (triangular2: halved each
+    cycle) or per iteration (exp_range: exp_gamma^iteration), or by scale_fn."""
+
+    def __init__(self, base_learning_rate: float, max_learning_rate: float, step_size_up: int,
+                 step_size_down: int | None = None, mode: str = "triangular",
+                 exp_gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None,
+                 scale_mode: str = "cycle", last_epoch: int = -1, verbose: bool = False) -> None:
+        if not isinstance(max_learning_rate, (float, int)):
+            raise TypeError(f"'max_learning_rate' must be 'float' or 'int', but received "
+                            f"{type(max_learning_rate)}")
+        _require(max_learning_rate >= 0, f"'max_learning_rate' must be a positive integer, but "
+                                         f"received {max_learning_rate}")
+        for name, value in (("step_size_up", step_size_up), ("step_size_down", step_size_down)):
+            if value is None:
+                continue
+            if not isinstance(value, int):
+                raise TypeError(f"The type of '{name}' must be int, but received {type(value)}")
+            _require(value > 0, f"'{name}' must be a positive integer, but received {value}")
+        if not isinstance(exp_gamma, float):
+            raise TypeError(f"The type of 'exp_gamma' must be float, but received "
+                            f"{type(exp_gamma)}")
+        _require(mode in ("triangular", "triangular2", "exp_range") or scale_fn is not None,
+                 "'mode' is invalid and 'scale_fn' is not specified, make sure one of 'mode' or "
+                 "'scale_fn' is valid")
+        _require(scale_mode in ("cycle", "iterations"),
+                 "'scale_mode' must be one of 'cycle' or 'iterations")
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.cycle_size = up + down
+        self.step_up_pct = up / self.cycle_size
+        self.max_lr = float(max_learning_rate)
+        self.amplitude = self.max_lr - base_learning_rate
+        self.mode, self.gamma = mode, exp_gamma
+        if scale_fn is not None:
+            self.scale_fn, self.scale_mode = scale_fn, scale_mode
+        elif mode == "exp_range":
+            self.scale_fn, self.scale_mode = (lambda x: self.gamma ** x), "iterations"
+        elif mode == "triangular2":
+            self.scale_fn, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), "cycle"
+        else:
+            self.scale_fn, self.scale_mode = (lambda x: 1.0), "cycle"
+        super().__init__(base_learning_rate, last_epoch, verbose)
+
+    def get_lr(self) -> float:
+        iterations = self.last_epoch
+        cycle = 1 + iterations // self.cycle_size
+        pct = 1.0 + iterations / self.cycle_size - cycle  # how far into this cycle
+        if pct <= self.step_up_pct:
+            height = pct / self.step_up_pct
+        else:
+            height = (1 - pct) / (1 - self.step_up_pct)
+        x = cycle if self.scale_mode == "cycle" else iterations
+        return self.base_lr + self.amplitude * height * self.scale_fn(x)
+
+
+class LinearLR(LRScheduler):
+    """learning_rate * a factor going linearly from start_factor to end_factor over total_steps,
+    then kept (recursive form, as Paddle computes it)."""
+
+    def __init__(self, learning_rate: float, total_steps: int, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, last_epoch: int = -1, verbose: bool = False) -> None:
+        _require(0 < start_factor <= 1.0, f"`start_factor` must be greater than 0 and less or "
+                                          f"equal to 1, but got {start_factor}")
+        _require(0 <= end_factor <= 1.0, f"`end_factor` must be greater than 0 and less than 1, "
+                                         f"but got {end_factor}")
+        _require(total_steps > 0, f"`total_steps` must be greater than 0, but got {total_steps}")
+        self.start_factor, self.end_factor = start_factor, end_factor
+        self.total_steps = total_steps
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self) -> float:
+        if self.last_epoch == 0:
+            return self.base_lr * self.start_factor
+        if self.last_epoch > self.total_steps:
+            return self.last_lr
+        span = self.end_factor - self.start_factor
+        return self.last_lr * (1.0 + span / (self.total_steps * self.start_factor
+                                             + (self.last_epoch - 1) * span))
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from base to eta_min over T_i epochs, restarting at the base with
+    T_i multiplied by T_mult after each restart (T_cur counts epochs since the restart)."""
+
+    def __init__(self, learning_rate: float, T_0: int, T_mult: int = 1,  # noqa: N803
+                 eta_min: float = 0, last_epoch: int = -1, verbose: bool = False) -> None:
+        _require(isinstance(T_0, int) and T_0 > 0, f"Expected positive integer T_0, but got {T_0}")
+        _require(isinstance(T_mult, int) and T_mult >= 1,
+                 f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0 = self.T_i = T_0
+        self.T_mult, self.eta_min = T_mult, eta_min
+        self.T_cur = last_epoch
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self) -> float:
+        return self.eta_min + (self.base_lr - self.eta_min) * \
+            (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one epoch (restarting when T_cur reaches T_i) or jump to `epoch`."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:
+            _require(epoch >= 0, f"Expected non-negative epoch, but got {epoch}")
+            if epoch < self.T_0:
+                self.T_i, self.T_cur = self.T_0, epoch
+            elif self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                # restarts so far: the n with T_0 * (T_mult^n - 1) / (T_mult - 1) <= epoch
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        self.last_epoch = math.floor(epoch)
+        self.last_lr = self.get_lr()
+        if self.verbose:
+            print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to "
+                  f"{self.last_lr}.")

@@ -7,9 +7,9 @@ from __future__ import annotations
 from ..frontend import unique_name
 from ..frontend.dtypes import VarType, convert_dtype
 from ..frontend.errors import FluidcError
+from ..frontend.ops.tensor import fill_constant_attrs
 from ..frontend.framework import (OpRole, Parameter, Variable, default_main_program,
                                   default_startup_program, op_role_guard, program_guard)
-from ..frontend.initializer import Constant
 from .backward import append_backward
 from .clip import ClipGradBase, append_gradient_clip_ops
 from .lr_scheduler import LRScheduler
@@ -44,8 +44,8 @@ class Optimizer:
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  name=None, parameter_list=None, regularization=None) -> None:
         _check(learning_rate is not None, "learning_rate is not set")
-        if isinstance(learning_rate, bool) or not isinstance(
-                learning_rate, (int, float, Variable, LRScheduler)):
+        # As Paddle: an int rate is refused (a Variable is the 1.x spelling of a computed rate).
+        if not isinstance(learning_rate, (float, Variable, LRScheduler)):
             raise TypeError(f"learning rate should be float, Variable or LRScheduler, got "
                             f"{type(learning_rate).__name__} here")
         if grad_clip is not None and not isinstance(grad_clip, ClipGradBase):
@@ -55,6 +55,9 @@ class Optimizer:
         if isinstance(params, Variable):
             raise TypeError("`parameters` argument given to the optimizer should be an iterable "
                             "of Parameters, not one")
+        if isinstance(params, dict):
+            raise TypeError("`parameters` argument should not get dict type, if parameter groups "
+                            "is needed, please set `parameters` as list of dict")
         self._parameter_list = list(params) if params is not None else None
         self._learning_rate = learning_rate
         self.regularization = as_regularizer(
@@ -64,7 +67,8 @@ class Optimizer:
         # The learning-rate var's dtype: the parameters', then (after backward) the loss's.
         self._dtype = self._parameter_list[0].dtype if self._parameter_list else None
         self._lr_vars: dict[int, Variable] = {}
-        self._accumulators: dict[tuple[str, str], Variable] = {}
+        # accumulator name -> parameter name -> var, as Paddle keeps them
+        self._accumulators: dict[str, dict[str, Variable]] = {}
 
     # -- vars -------------------------------------------------------------------------------
     def _lr_dtype(self) -> VarType:
@@ -92,19 +96,20 @@ class Optimizer:
         var = program.global_block().create_var(name=name, shape=shape, dtype=dtype,
                                                 persistable=True, stop_gradient=True)
         startup = default_startup_program().global_block()
-        Constant(float(value))(startup.create_var(name=name, shape=shape, dtype=dtype,
-                                                  persistable=True), startup)
+        init = startup.create_var(name=name, shape=shape, dtype=dtype, persistable=True)
+        startup.append_op("fill_constant", outputs={"Out": [init]},
+                          attrs=fill_constant_attrs(shape, dtype, value))
         return var
 
     def _add_accumulator(self, name: str, param: Parameter, fill_value: float = 0.0,
                          shape=None) -> Variable:
-        key = (name, param.name)
-        if key not in self._accumulators:
+        per_param = self._accumulators.setdefault(name, {})
+        if param.name not in per_param:
             shape = list(param.shape) if shape is None else shape
-            self._accumulators[key] = self._create_persistable(
+            per_param[param.name] = self._create_persistable(
                 param.block.program, unique_name.generate(f"{param.name}_{name}"), shape,
                 param.dtype, fill_value)
-        return self._accumulators[key]
+        return per_param[param.name]
 
     def _param_lr(self, param: Parameter, lr: Variable) -> Variable:
         scale = param.optimize_attr.get("learning_rate", 1.0)
@@ -127,7 +132,8 @@ class Optimizer:
         return append_backward(loss, params or self._parameter_list, no_grad_set)
 
     def apply_gradients(self, params_grads):
-        """Clip, decay, then one update op per (param, grad); returns the update ops."""
+        """Clip, decay, then one update op per (param, grad); returns the ops of the update pass
+        (per-parameter learning-rate scales, the updates and what follows them), as Paddle."""
         params_grads = sorted(((p, g) for p, g in params_grads if g is not None),
                               key=lambda pg: pg[0].name)
         # With no parameter (Paddle allows it) only the learning-rate var is made.
@@ -137,15 +143,20 @@ class Optimizer:
                 params_grads = self._grad_clip(params_grads)
             else:
                 params_grads = append_gradient_clip_ops(params_grads)
-            params_grads = self._regularize(params_grads)
+            params_grads = self.append_regularization_ops(params_grads, self.regularization)
+            block = program.global_block()
+            start = len(block.ops)
             lr = self._global_learning_rate(program)
-            ops = [self._append_optimize_op(p.block, p, g, self._param_lr(p, lr))
-                   for p, g in params_grads if not p.stop_gradient]
+            for p, g in params_grads:
+                if not p.stop_gradient:
+                    self._append_optimize_op(p.block, p, g, self._param_lr(p, lr))
             self._finish_update(params_grads)
-        return ops
+        return block.ops[start:]
 
-    def _regularize(self, params_grads):
-        return append_regularization_ops(params_grads, self.regularization)
+    def append_regularization_ops(self, parameters_and_grads, regularization=None):
+        """grad += the decay term of each parameter: its own regularizer, else
+        `regularization`; returns the (param, grad) pairs."""
+        return append_regularization_ops(parameters_and_grads, regularization)
 
     def minimize(self, loss: Variable, startup_program=None, parameters=None, no_grad_set=None,
                  parameter_list=None):
@@ -186,6 +197,8 @@ class Momentum(Optimizer):
     """velocity = mu * velocity + grad; param -= lr * velocity (or the Nesterov form). L2 decay
     (a float weight_decay, L2Decay, or a parameter's own L2Decay) is folded into the op."""
 
+    _velocity_acc_str = "velocity"
+
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
                  use_multi_tensor=False, name=None, parameter_list=None, regularization=None):
@@ -198,16 +211,16 @@ class Momentum(Optimizer):
         self._momentum, self._use_nesterov = momentum, bool(use_nesterov)
         self._rescale_grad = rescale_grad
 
-    def _regularize(self, params_grads):
+    def append_regularization_ops(self, parameters_and_grads, regularization=None):
         # A parameter's own L2Decay goes into its momentum op, not into its gradient.
-        own_l2 = [(p, g) for p, g in params_grads if isinstance(p.regularizer, L2Decay)]
+        own_l2 = [(p, g) for p, g in parameters_and_grads if isinstance(p.regularizer, L2Decay)]
         rest = append_regularization_ops(
-            [(p, g) for p, g in params_grads if not isinstance(p.regularizer, L2Decay)],
-            self.regularization)
+            [(p, g) for p, g in parameters_and_grads if not isinstance(p.regularizer, L2Decay)],
+            regularization)
         return sorted(own_l2 + rest, key=lambda pg: pg[0].name)
 
     def _append_optimize_op(self, block, param, grad, lr):
-        v = self._add_accumulator("velocity", param)
+        v = self._add_accumulator(self._velocity_acc_str, param)
         l2 = param.regularizer if isinstance(param.regularizer, L2Decay) else \
             self._l2 if param.regularizer is None else None
         return block.append_op(
@@ -222,6 +235,10 @@ class Momentum(Optimizer):
 class Adam(Optimizer):
     """Adam with Paddle's bias correction through beta1/beta2 power accumulators."""
 
+    _moment1_acc_str = "moment1"
+    _moment2_acc_str = "moment2"
+    _beta1_pow_acc_str = "beta1_pow_acc"
+    _beta2_pow_acc_str = "beta2_pow_acc"
     _op_type = "adam"
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -242,11 +259,12 @@ class Adam(Optimizer):
         self._lazy_mode = bool(lazy_mode)
 
     def _adam_io(self, param, grad, lr):
-        m1 = self._add_accumulator("moment1", param)
-        m2 = self._add_accumulator("moment2", param)
-        b1 = self._add_accumulator("beta1_pow_acc", param, self._beta_value(self._beta1, 0.9), [1])
-        b2 = self._add_accumulator("beta2_pow_acc", param, self._beta_value(self._beta2, 0.999),
-                                   [1])
+        m1 = self._add_accumulator(self._moment1_acc_str, param)
+        m2 = self._add_accumulator(self._moment2_acc_str, param)
+        b1 = self._add_accumulator(self._beta1_pow_acc_str, param,
+                                   self._beta_value(self._beta1, 0.9), [1])
+        b2 = self._add_accumulator(self._beta2_pow_acc_str, param,
+                                   self._beta_value(self._beta2, 0.999), [1])
         ins = {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment1": [m1],
                "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]}
         outs = {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2],
@@ -302,6 +320,8 @@ class AdamW(Adam):
 class Adagrad(Optimizer):
     """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon)."""
 
+    _moment_acc_str = "moment"
+
     def __init__(self, learning_rate=0.001, epsilon=1e-6, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, initial_accumulator_value=0.0, parameter_list=None,
                  regularization=None):
@@ -313,7 +333,7 @@ class Adagrad(Optimizer):
         self._initial = initial_accumulator_value
 
     def _append_optimize_op(self, block, param, grad, lr):
-        m = self._add_accumulator("moment", param, self._initial)
+        m = self._add_accumulator(self._moment_acc_str, param, self._initial)
         return block.append_op(
             "adagrad", {"Param": [param], "Grad": [grad], "Moment": [m], "LearningRate": [lr]},
             {"ParamOut": [param], "MomentOut": [m]}, {"epsilon": f32(self._epsilon)})
@@ -322,6 +342,10 @@ class Adagrad(Optimizer):
 class RMSProp(Optimizer):
     """Root-mean-square propagation with optional momentum; `centered` divides by the running
     variance instead of the running second moment."""
+
+    _momentum_acc_str = "momentum"
+    _mean_square_acc_str = "mean_square"
+    _mean_grad_acc_str = "mean_grad"
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-6, momentum=0.0,
                  centered=False, parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -335,9 +359,9 @@ class RMSProp(Optimizer):
         self._centered = bool(centered)
 
     def _append_optimize_op(self, block, param, grad, lr):
-        mom = self._add_accumulator("momentum", param)
-        ms = self._add_accumulator("mean_square", param)
-        mg = self._add_accumulator("mean_grad", param)
+        mom = self._add_accumulator(self._momentum_acc_str, param)
+        ms = self._add_accumulator(self._mean_square_acc_str, param)
+        mg = self._add_accumulator(self._mean_grad_acc_str, param)
         return block.append_op(
             "rmsprop", {"Param": [param], "Grad": [grad], "Moment": [mom], "MeanSquare": [ms],
                         "MeanGrad": [mg], "LearningRate": [lr]},
@@ -349,6 +373,10 @@ class RMSProp(Optimizer):
 
 class Adamax(Optimizer):
     """Adam over the infinity norm: param -= lr / (1 - beta1^t) * moment / inf_norm."""
+
+    _moment_acc_str = "moment"
+    _inf_norm_acc_str = "inf_norm"
+    _beta1_pow_acc_str = "beta1_pow_acc"
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -364,9 +392,9 @@ class Adamax(Optimizer):
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
 
     def _append_optimize_op(self, block, param, grad, lr):
-        m = self._add_accumulator("moment", param)
-        u = self._add_accumulator("inf_norm", param)
-        b1 = self._add_accumulator("beta1_pow_acc", param, self._beta1, [1])
+        m = self._add_accumulator(self._moment_acc_str, param)
+        u = self._add_accumulator(self._inf_norm_acc_str, param)
+        b1 = self._add_accumulator(self._beta1_pow_acc_str, param, self._beta1, [1])
         return block.append_op(
             "adamax", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment": [m],
                        "InfNorm": [u], "Beta1Pow": [b1]},
@@ -378,7 +406,7 @@ class Adamax(Optimizer):
         for p, _ in params_grads:
             if p.stop_gradient:
                 continue
-            b1 = self._accumulators[("beta1_pow_acc", p.name)]
+            b1 = self._accumulators[self._beta1_pow_acc_str][p.name]
             p.block.append_op("scale", {"X": [b1]}, {"Out": [b1]},
                               {"scale": f32(self._beta1), "bias": 0.0, "bias_after_scale": True})
 
@@ -386,6 +414,11 @@ class Adamax(Optimizer):
 class Lamb(Optimizer):
     """Layer-wise adaptive moments: an Adam direction plus lamb_weight_decay * param, scaled
     per parameter by ||param|| / ||direction||."""
+
+    _moment1_acc_str = "moment1"
+    _moment2_acc_str = "moment2"
+    _beta1_pow_acc_str = "beta1_pow_acc"
+    _beta2_pow_acc_str = "beta2_pow_acc"
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
@@ -402,10 +435,10 @@ class Lamb(Optimizer):
         self._always_adapt = bool(always_adapt)
 
     def _append_optimize_op(self, block, param, grad, lr):
-        m1 = self._add_accumulator("moment1", param)
-        m2 = self._add_accumulator("moment2", param)
-        b1 = self._add_accumulator("beta1_pow_acc", param, self._beta1, [1])
-        b2 = self._add_accumulator("beta2_pow_acc", param, self._beta2, [1])
+        m1 = self._add_accumulator(self._moment1_acc_str, param)
+        m2 = self._add_accumulator(self._moment2_acc_str, param)
+        b1 = self._add_accumulator(self._beta1_pow_acc_str, param, self._beta1, [1])
+        b2 = self._add_accumulator(self._beta2_pow_acc_str, param, self._beta2, [1])
         decay = 0.0 if self._exclude is not None and self._exclude(param) else \
             self._lamb_weight_decay
         return block.append_op(

@@ -110,7 +110,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
     persistable = {n for n, v in block.vars.items() if v.persistable}
-    ops = prune_ops(ops, feed_infos, fetches, keep=persistable)
+    ops = prune_ops(ops, feed_infos, fetches, keep=persistable, run=True)
     ops, origin, final = version_writes(ops, persistable | set(feed_infos))
     fetches = [final.get(n, n) for n in fetches]
     lods: dict[str, tuple] = {}
@@ -135,7 +135,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     checks = index_checks(lowered, infos)
     lowered = expand_cross_entropy(lowered, infos)
     if strategy.fuse_all and strategy.fold_constants:
-        lowered = prune_ops(fold_constants(lowered, infos), feed_infos, fetches, keep=persistable)
+        lowered = prune_ops(fold_constants(lowered, infos), feed_infos, fetches, keep=persistable,
+                            run=True)
     lowered = insert_index_checks(lowered, checks)
     written = {n for op in lowered for n in op.output_arg_names}
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))

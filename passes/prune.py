@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 from ..frontend.framework import Operator, Program, Variable
-from ..frontend.ops import OpDesc
+from ..frontend.ops import OpDesc, get_op_def
 from .graph import build_graph, op_node, var_node
 
 
 def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
-              target_ops=()) -> list[OpDesc]:
+              target_ops=(), run: bool = False) -> list[OpDesc]:
     """The ops needed for `fetches`, for the final values of the vars in `keep`, and the ops
-    at the indices `target_ops` with what they need.
+    at the indices `target_ops` with what they need. For a run (run=True), ops with a side
+    effect (print) are needed too, as a run of the whole program executes them; a pruned copy
+    of a program (an inference model, use_prune) drops them unless the targets need them, as
+    Paddle's pruning does.
 
     Fed vars cut the graph: an op that only produced a fed var is not needed.
     """
@@ -17,6 +20,9 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
     final = g.graph["final_version"]
     feeds = set(feeds)
     targets = [var_node(n, final.get(n, 0)) for n in set(fetches) | set(keep) if n in final]
+    if run:
+        target_ops = list(target_ops) + [i for i, op in enumerate(ops)
+                                         if get_op_def(op.type).side_effect]
     needed: set = {op_node(i) for i in target_ops}
     stack = [t for t in targets if t in g] + list(needed)
     while stack:

@@ -222,7 +222,7 @@ class Executor:
                 warnings.warn(f"feed '{name}' is not a var of the program; it is ignored",
                               stacklevel=4)
                 continue
-            feed_infos[name] = _check_feed(block.var(name), arr)
+            feed_infos[name] = _check_feed(block.var(name), arr, bool(lods and name in lods))
             if lods and name in lods:
                 _check_lod(name, lods[name], arr)
         written = {n for op in block.ops for n in op.output_arg_names}
@@ -234,6 +234,12 @@ class Executor:
                 raise FetchError(f"fetch target '{name}' has no value: no op of the program "
                                  f"writes it, it is not fed and it is not a persistable var "
                                  f"of the scope")
+        # As Paddle's interpreter, make the program's persistable vars in the scope before any
+        # op runs: they exist (uninitialized) even if building or running then fails.
+        for op in block.ops:
+            for n in op.desc.input_arg_names + op.desc.output_arg_names:
+                if block.has_var(n) and block.var(n).persistable and scope.find_var(n) is None:
+                    scope.var(n)
         state_infos = {}
         for name, v in block.vars.items():
             if not v.persistable or v.type != VarType.LOD_TENSOR:
@@ -469,16 +475,20 @@ def _read_feeds(readers, feed: dict) -> dict:
     return feed
 
 
-def _check_feed(var: Variable, arr: np.ndarray) -> VarInfo:
-    """The feed's info, after checking dtype (always) and shape (for fluid.data vars)."""
-    want = to_numpy_dtype(var.dtype)
-    if arr.dtype != want:
-        raise FeedError(f"feed '{var.name}' has dtype {arr.dtype}, but the var is "
-                        f"{dtype_name(var.dtype)}; convert it with .astype('{dtype_name(var.dtype)}')")
+def _check_feed(var: Variable, arr: np.ndarray, has_lod: bool = False) -> VarInfo:
+    """The feed's info, after checking dtype (always) and shape (for fluid.data vars), with
+    Paddle's rule and messages: each dim the feed has must match the declared one (-1 matches
+    any); a LoD tensor's dim 0 (its sequences' items, not a batch) is not checked and reads -1.
+    As in Paddle, a feed with fewer dims than declared passes ([N] labels for [-1, 1]); unlike
+    Paddle (which reads past the declared shape), one with more dims does not."""
+    if arr.dtype != to_numpy_dtype(var.dtype):
+        raise FeedError(f"The data type of fed Variable {var.name!r} must be "
+                        f"{dtype_name(var.dtype)!r}, but received {arr.dtype.name!r}")
     if var.need_check_feed:
-        ok = len(arr.shape) == len(var.shape) and all(
-            d == -1 or d == a for d, a in zip(var.shape, arr.shape))
-        if not ok:
-            raise FeedError(f"feed '{var.name}' has shape {list(arr.shape)}, but the var is "
-                            f"declared {list(var.shape)} (-1 matches any size)")
+        got = [-1 if i == 0 and has_lod else int(a) for i, a in enumerate(arr.shape)]
+        if (len(got) > len(var.shape) or (not got and len(var.shape))
+                or any(d not in (-1, a) and a != -1 for d, a in zip(var.shape, got))):
+            raise FeedError(f"The fed Variable {var.name!r} should have dimensions = "
+                            f"{len(var.shape)}, shape = {tuple(var.shape)!r}, but received fed "
+                            f"shape {got!r} on each device")
     return VarInfo(tuple(arr.shape), var.dtype, var.lod_level)

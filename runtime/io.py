@@ -279,8 +279,14 @@ def _inference_program(program: Program, feeds: list[str], targets: list[str]) -
     block.ops = [op for op in block.ops if op.type not in ("feed", "fetch")]
     kept = {id(d) for d in prune_ops([op.desc for op in block.ops], feeds, targets)}
     block.ops = [op for op in block.ops if id(op.desc) in kept]
-    used = set(feeds) | set(targets)
+    used = set(targets)
     used.update(n for op in block.ops for n in op.input_arg_names + op.output_arg_names)
+    for i, name in enumerate(feeds):
+        if name not in used:  # Paddle's rule and message
+            raise ValueError(f"The feeded_var_names[{i}]: '{name}' doesn't exist in pruned "
+                             f"inference program. Please check whether '{name}' is a valid "
+                             f"feed_var name, or remove it from feeded_var_names if '{name}' is "
+                             f"not involved in the target_vars calculation.")
     for name in [n for n in block.vars if n not in used]:
         del block.vars[name]
     block.create_var(name="feed", type=VarType.FEED_MINIBATCH, persistable=True)
@@ -385,15 +391,30 @@ def static_save_inference_model(path_prefix: str, feed_vars, fetch_vars, executo
                                 **kwargs) -> None:
     """paddle.static.save_inference_model: path_prefix.pdmodel and path_prefix.pdiparams."""
     prefix = _prefix(path_prefix, "save_inference_model")
+    for path in (prefix + ".pdmodel", prefix + ".pdiparams"):
+        if os.path.isdir(path):
+            raise ValueError(f"save_inference_model: '{path}' is an existing directory.")
     program = program if program is not None else default_main_program()
     program = getattr(program, "_program", program)
-    pruned = _inference_program(program, _names(feed_vars, "feed_vars"),
-                                _names(fetch_vars, "fetch_vars"))
+    pruned = _inference_program(program, _variable_names(feed_vars, "feed_vars"),
+                                _variable_names(fetch_vars, "fetch_vars"))
     files = {prefix + ".pdmodel": _serialize(pruned, "save_inference_model")}
     params = _persistable_bytes(pruned)
     if params is not None:  # as Paddle, no .pdiparams for a model without persistables
         files[prefix + ".pdiparams"] = params
+    else:
+        warnings.warn("no variable in your model, please ensure there are any variables in "
+                      "your model to save", UserWarning, stacklevel=2)
     write_set(files)
+
+
+def _variable_names(items, what: str) -> list[str]:
+    """The names of a Variable or a list of Variables (2.x takes no names: a ValueError, as
+    Paddle's)."""
+    items = items if isinstance(items, list) else [items]
+    if not all(isinstance(v, Variable) for v in items):
+        raise ValueError(f"'{what}' should be a Variable or a list of Variable.")
+    return [v.name for v in items]
 
 
 def _persistable_bytes(program: Program) -> bytes | None:

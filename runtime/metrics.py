@@ -11,6 +11,13 @@ import copy
 
 import numpy as np
 
+from ..frontend.dtypes import VarType
+from ..frontend.framework import Variable
+from ..frontend.layers import conv as conv_layers
+from ..frontend.layers import nn as nn_layers
+from ..frontend.layers import tensor as tensor_layers
+from ..frontend.layers.helper import LayerHelper
+
 
 def _is_numpy(x) -> bool:
     return isinstance(x, (np.ndarray, np.generic))
@@ -311,8 +318,11 @@ class TopkAccuracy(Metric):
         self._name = [f"{name}_top{k}" for k in self.topk] if self.maxk != 1 else [name]
         self.reset()
 
-    def compute(self, pred, label, *args) -> np.ndarray:
-        """[N, maxk] float32: 1 where the i-th highest score is the label's class."""
+    def compute(self, pred, label, *args):
+        """[N, maxk] float32: 1 where the i-th highest score is the label's class. On Variables
+        (a static program) the ops computing it, whose fetched value update() takes."""
+        if isinstance(pred, Variable):
+            return _static_topk_correct(pred, label, self.maxk)
         pred, label = np.asarray(pred), np.asarray(label)
         top = np.argsort(-pred, axis=-1, kind="stable")[..., :self.maxk]
         if label.ndim == 1 or (label.ndim == 2 and label.shape[-1] == 1):
@@ -342,6 +352,21 @@ class TopkAccuracy(Metric):
 
     def name(self) -> list[str]:
         return self._name
+
+
+def _static_topk_correct(pred: Variable, label: Variable, maxk: int) -> Variable:
+    """The ops of TopkAccuracy.compute: top-k indices compared with the label (a class index,
+    or the argmax of a one-hot row), as float32."""
+    _, top = nn_layers.topk(pred, maxk)
+    if len(label.shape) == 1 or (len(label.shape) == 2 and label.shape[-1] == 1):
+        label = nn_layers.reshape(label, [-1, 1])
+    else:  # one-hot
+        label = nn_layers.reshape(conv_layers.argmax(label, axis=-1), [-1, 1])
+    helper = LayerHelper("accuracy_correct")
+    correct = helper.create_variable_for_type_inference(VarType.BOOL, stop_gradient=True)
+    helper.append_op("equal", inputs={"X": [top], "Y": [tensor_layers.cast(label, top.dtype)]},
+                     outputs={"Out": [correct]}, attrs={"axis": -1})
+    return tensor_layers.cast(correct, "float32")
 
 
 class BinaryPrecision(Metric):

@@ -6,8 +6,8 @@ writes what Paddle wrote.
 
 A loaded program is checked before it is built: every name is UTF-8 text, every var shape has
 at most MAX_RANK dims of -1 or more whose known product is at most MAX_NUMEL, and every
-attribute has the type its op declares (the registry's defaults; FRAMEWORK_TYPES for the
-attributes any op takes), so a string `scale` or a string `shape` is refused at load, naming
+attribute has the type its op declares (the default of each attribute it accepts:
+OpDef.attr_default), so a string `scale` or a string `shape` is refused at load, naming
 the op and the attribute.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..frontend.dtypes import VarType
 from ..frontend.errors import FluidcError, FormatError
 from ..frontend.framework import Block, Operator, Parameter, Program, Variable
 from ..frontend.ops import OpDesc, get_op_def, has_op_def
-from ..frontend.ops.registry import FRAMEWORK_TYPES
+from ..frontend.ops.paddle_attrs import decisions
 from . import proto
 from .safe_pickle import MAX_NUMEL, MAX_RANK
 
@@ -137,8 +137,12 @@ def _op_to_proto(op: OpDesc, msg) -> None:
     types = extra.get("attr_types", {})
     defaults = get_op_def(op.type).attrs if has_op_def(op.type) else {}
     scalars = extra.get("scalars", {})
-    for name in [n for n in types if n in op.attrs] + sorted(set(op.attrs) - set(types)):
-        value = op.attrs[name]
+    attrs = op.attrs
+    if not types:  # built here: Paddle's own writes also hold the attributes fluidc leaves out
+        attrs = {**decisions(op.type).written, **attrs}
+    order = extra.get("attr_order", types)
+    for name in [n for n in order if n in attrs] + sorted(set(attrs) - set(types)):
+        value = attrs[name]
         # A loaded op writes the attrs its file had; defaults fluidc filled in stay out.
         if types and name not in types and name in defaults and value == defaults[name]:
             continue
@@ -302,7 +306,7 @@ def _op_from_proto(om, where: str) -> OpDesc:
         if a.type not in _FIELD and a.type not in (SCALAR, SCALARS):
             raise FormatError(f"{where}: op '{op_type}' attribute '{name}' has unknown type {a.type}")
         value = _attr_value(a)
-        default = opdef.attrs[name] if name in opdef.attrs else FRAMEWORK_TYPES.get(name)
+        default = opdef.attr_default(name)
         if default is not None:
             _check_attr(op_type, name, a.type, value, default, where)
         attrs[name], types[name] = value, a.type
@@ -315,6 +319,8 @@ def _op_from_proto(om, where: str) -> OpDesc:
         raise FormatError(f"{where}: {e}") from None
     desc = OpDesc(om.type, ins, outs, full)
     desc._file = {"attr_types": types, "scalars": scalars,
+                  # Paddle writes some attributes twice (an extra one it also set at runtime)
+                  "attr_order": [a.name for a in om.attrs],
                   "inputs": [s.parameter for s in om.inputs],
                   "outputs": [s.parameter for s in om.outputs],
                   "empty_inputs": [s.parameter for s in om.inputs if not s.arguments],
@@ -336,6 +342,8 @@ def parse_program(data: bytes, where: str = "<bytes>") -> Program:
     for i, bm in enumerate(msg.blocks):
         if bm.idx != i:
             raise FormatError(f"{where}: block #{i} says it is block {bm.idx}")
+        if not -1 <= bm.parent_idx < i:
+            raise FormatError(f"{where}: block {i} names block {bm.parent_idx} as its parent")
         block = Block(program, bm.idx, bm.parent_idx)
         program.blocks.append(block)
         for vm in bm.vars:
@@ -347,7 +355,12 @@ def parse_program(data: bytes, where: str = "<bytes>") -> Program:
             except (ValueError, FluidcError) as e:
                 raise FormatError(f"{where}: var '{name}' has an unreadable type: {e}") from None
         for j, om in enumerate(bm.ops):
-            block.ops.append(Operator(block, _op_from_proto(om, f"{where}: block {i} op #{j}")))
+            op = _op_from_proto(om, f"{where}: block {i} op #{j}")
+            for name in op.input_arg_names + op.output_arg_names:
+                if block._find_var_recursive(name) is None:
+                    raise FormatError(f"{where}: block {i} op #{j} ('{op.type}') uses var "
+                                      f"'{name}', which the program does not declare")
+            block.ops.append(Operator(block, op))
     program._file = {"version": msg.version.version,
                      "op_version_map": msg.op_version_map.SerializeToString()}
     program._bump()

@@ -311,8 +311,10 @@ def _drain(q: queue.Queue) -> None:
         pass
 
 
-class MultiprocessReaderError(FluidcError, RuntimeError):
-    """A reader run by multiprocess_reader failed in its process (the message carries why)."""
+class MultiprocessReaderError(FluidcError, SystemError, ValueError):
+    """A reader run by multiprocess_reader failed in its process (the message carries why).
+    Paddle raises ValueError when the combined reader is iterated directly and SystemError
+    when a DataLoader reads it: this error is both, so code written for either catches it."""
 
 
 def _read_into(reader: Reader, q, index: int) -> None:

@@ -54,7 +54,7 @@ class ReferencePlan:
         block = program.global_block()
         self.persistable = {n for n, v in block.vars.items() if v.persistable}
         self.ops = prune_ops([op.desc for op in block.ops if op.type not in ("feed", "fetch")],
-                             feeds, fetches, keep=self.persistable)
+                             feeds, fetches, keep=self.persistable, run=True)
         self.fetches = fetches
         self.rng = np.random.default_rng(program.random_seed or None)
 

@@ -194,7 +194,7 @@ class _Machine:
                 self.fail("_reconstruct of something other than numpy.ndarray")
             return _Array()
         if kind == "frombuffer":
-            if n != 4 or not isinstance(args[2], tuple) or args[3] not in ("C", "F"):
+            if n != 4 or not isinstance(args[2], tuple) or not _text_in(args[3], ("C", "F")):
                 self.fail("_frombuffer with arguments other than (buffer, dtype, shape, order)")
             return self.build_array((args[2], args[1], args[3] == "F", args[0]))
         if kind == "dtype":
@@ -213,7 +213,7 @@ class _Machine:
                 self.fail(f"a {args[0].name} scalar of {len(raw)} bytes")
             return np.frombuffer(raw, args[0].dtype)[0]
         if kind == "eval":  # Paddle's form for one tensor: eval('data', {'data': array})
-            if n == 2 and args[0] == "data" and isinstance(args[1], dict) and \
+            if n == 2 and _text_in(args[0], ("data",)) and isinstance(args[1], dict) and \
                     isinstance(args[1].get("data"), np.ndarray):
                 return args[1]["data"]
             self.fail("eval in a pickle (only Paddle's eval('data', {'data': array}) is read)")
@@ -237,13 +237,13 @@ class _Machine:
             if n == 0:
                 return b"" if kind == "bytes" else bytearray()
             if kind == "bytearray" and n == 2 and isinstance(args[0], str) and \
-                    args[1] in ("latin1", "latin-1"):
+                    _text_in(args[1], ("latin1", "latin-1")):
                 return bytearray(self.raw_bytes(args[0], "bytearray"))
             if kind == "bytearray" and n == 1 and isinstance(args[0], bytes):
                 return bytearray(args[0])
             self.fail(f"{kind} with unexpected arguments")
         if kind == "encode":  # protocol 2's bytes: _codecs.encode(text, 'latin1')
-            if n == 2 and isinstance(args[0], str) and args[1] in ("latin1", "latin-1"):
+            if n == 2 and isinstance(args[0], str) and _text_in(args[1], ("latin1", "latin-1")):
                 return self.raw_bytes(args[0], "bytes")
             self.fail("_codecs.encode other than (text, 'latin1')")
         self.fail(f"{kind} called")
@@ -579,6 +579,12 @@ def _walk(obj, where: str, size: int):
         if nbytes > budget:
             raise FormatError(f"{where}: unsafe pickle: its strings and arrays come to more than "
                               f"{budget} bytes (shared references expand it far beyond the file)")
+
+
+def _text_in(value, options: tuple[str, ...]) -> bool:
+    """Whether a pickled argument is one of the strings `options` (never comparing an array,
+    whose == is elementwise)."""
+    return isinstance(value, str) and value in options
 
 
 def loads(data: bytes, where: str):

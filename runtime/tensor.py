@@ -7,13 +7,14 @@ import numpy as np
 import torch
 
 from ..frontend.dtypes import VarType, convert_dtype
-from ..frontend.errors import FluidcError
+from ..frontend.errors import FeedError, FluidcError
 
 TORCH_DTYPES = {
     VarType.BOOL: torch.bool, VarType.UINT8: torch.uint8, VarType.INT8: torch.int8,
     VarType.INT16: torch.int16, VarType.INT32: torch.int32, VarType.INT64: torch.int64,
     VarType.FP16: torch.float16, VarType.BF16: torch.bfloat16, VarType.FP32: torch.float32,
-    VarType.FP64: torch.float64,
+    VarType.FP64: torch.float64, VarType.COMPLEX64: torch.complex64,
+    VarType.COMPLEX128: torch.complex128,
 }
 _FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
 
@@ -87,8 +88,17 @@ class LoDTensor:
         return [[b - a for a, b in zip(level, level[1:])] for level in self._lod]
 
     def set_recursive_sequence_lengths(self, lengths: list[list[int]]) -> None:
-        """Set lengths per level (stored as offsets)."""
-        self._lod = [[0] + list(itertools.accumulate(int(n) for n in level)) for level in lengths]
+        """Set lengths per level (stored as offsets). As Paddle, the levels must nest: none
+        empty, no negative length, each level's sequences as many as the next level's."""
+        lengths = [[int(n) for n in level] for level in lengths]
+        for i, level in enumerate(lengths):
+            below = len(lengths[i + 1]) if i + 1 < len(lengths) else None
+            if not level or min(level) < 0 or below is not None and sum(level) != below:
+                raise FeedError(f"set_recursive_sequence_lengths: {lengths} is not a valid LoD: "
+                                f"level {i} {level} must be non-empty lengths >= 0"
+                                + ("" if below is None else f" summing to {below}, the number "
+                                   f"of sequences of level {i + 1}"))
+        self._lod = [[0] + list(itertools.accumulate(level)) for level in lengths]
 
     def has_valid_recursive_sequence_lengths(self) -> bool:
         """Whether each level's offsets cover the next level (and the last covers the rows)."""

@@ -164,6 +164,7 @@ for _op, _x in {"relu": away0(3, 5), "sigmoid": u(3, 5), "tanh": u(3, 5), "exp":
                 "square": u(3, 5), "abs": away0(3, 5), "assign": u(3, 5)}.items():
     CASES[_op] = unary_case(_op, _x)
 CASES["leaky_relu"] = unary_case("leaky_relu", away0(3, 5), alpha=0.1)
+CASES["stanh"] = unary_case("stanh", u(3, 5), scale_a=0.8, scale_b=1.5)
 CASES["gelu-erf"] = unary_case("gelu", u(3, 5, lo=-3, hi=3), approximate=False)
 CASES["gelu-tanh"] = unary_case("gelu", u(3, 5, lo=-3, hi=3), approximate=True)
 CASES["scale"] = unary_case("scale", u(3, 5), scale=2.5, bias=0.3)

@@ -667,3 +667,26 @@ def test_mutated_files_never_crash_hang_or_fail_unclearly(tmp_path, mutants, see
     report = campaign(mutants, seed=seed, root=str(tmp_path))
     assert report["bug_count"] == 0, report["bugs"]
     assert sum(sum(c.values()) for c in report["counts"].values()) > mutants
+
+
+class _EvalOfArray:
+    """Pickles as eval(array, {'data': array}): an argument whose == is elementwise."""
+
+    def __reduce__(self):
+        return eval, (np.arange(3), {"data": np.arange(3)})
+
+
+class _FrombufferWithArrayOrder:
+    """Pickles as numpy's _frombuffer(buffer, dtype, shape, order) with an array as the order."""
+
+    def __reduce__(self):
+        numeric = getattr(np, "_core", None) or np.core
+        return numeric.numeric._frombuffer, (b"\0" * 8, np.dtype("float32"), (2,), np.arange(2))
+
+
+@pytest.mark.parametrize("obj", [_EvalOfArray(), _FrombufferWithArrayOrder()])
+def test_arrays_where_the_pickle_wants_text_are_format_errors(tmp_path, obj):
+    path = tmp_path / "x.pdparams"
+    path.write_bytes(pickle.dumps({"w": obj}, protocol=2))
+    with pytest.raises(FormatError, match="x.pdparams"):
+        fluid.load(str(path))

@@ -1,13 +1,20 @@
 """Learning-rate schedules: the 2.x paddle.optimizer.lr classes against closed-form numpy
-values, the executor picking up scheduler.step() between runs, and the 1.x fluid.layers decay
-functions (a persistable step counter advanced every run) against their formulas."""
+values and against real Paddle's (tests/fixtures/optimizers.npz), the executor picking up
+scheduler.step() between runs, and the 1.x fluid.layers decay functions (a persistable step
+counter advanced every run) against their formulas."""
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import fluidc as fluid
 import fluidc as paddle
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+sys.path.insert(0, FIXTURES)
+from optimizer_cases import schedule_cases, schedule_values  # noqa: E402
 
 lr = paddle.optimizer.lr
 
@@ -47,6 +54,14 @@ def test_schedule_values(make, formula):
     np.testing.assert_allclose(_values(make()), [formula(e) for e in range(8)], rtol=1e-12)
 
 
+@pytest.mark.parametrize("name", sorted(schedule_cases(paddle)))
+def test_schedule_matches_paddle(name):
+    """OneCycleLR, CyclicLR, LinearLR, CosineAnnealingWarmRestarts (stepped and jumped with
+    step(epoch)), MultiplicativeDecay: every rate equals real Paddle's."""
+    ref = np.load(os.path.join(FIXTURES, "optimizers.npz"))[f"schedule/{name}"]
+    np.testing.assert_allclose(schedule_values(paddle, name), ref, rtol=1e-13, atol=0)
+
+
 def test_reduce_on_plateau():
     s = lr.ReduceOnPlateau(1.0, patience=1, factor=0.5, cooldown=1)
     got = _values(s, 7, metrics=[5.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0])
@@ -76,6 +91,15 @@ def test_state_dict_round_trip():
     (lambda: lr.LRScheduler("0.1"), TypeError),
     (lambda: lr.CosineAnnealingDecay(0.5, T_max=2.0), TypeError),
     (lambda: lr.ReduceOnPlateau(0.5, mode="median"), ValueError),
+    (lambda: lr.OneCycleLR(0.1, 10, phase_pct=1), TypeError),
+    (lambda: lr.OneCycleLR(0.1, 10, anneal_strategy="exp"), ValueError),
+    (lambda: lr.OneCycleLR(0.1, 10, phase_pct=0.5, three_phase=True), ValueError),
+    (lambda: _values(lr.OneCycleLR(0.1, 2), 4), ValueError),  # stepped past total_steps
+    (lambda: lr.CyclicLR(0.01, 0.1, step_size_up=2.5), TypeError),
+    (lambda: lr.CyclicLR(0.01, 0.1, 2, mode="sawtooth"), ValueError),
+    (lambda: lr.LinearLR(0.5, 10, start_factor=0), ValueError),
+    (lambda: lr.CosineAnnealingWarmRestarts(0.5, T_0=0), ValueError),
+    (lambda: lr.CosineAnnealingWarmRestarts(0.5, T_0=2, T_mult=1.5), ValueError),
 ])
 def test_schedule_errors(make, error):
     with pytest.raises(error):

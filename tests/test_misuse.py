@@ -46,10 +46,11 @@ FEEDS = [
                                               fetch_list=[l]), FeedError, r"'x'.*\[5, 2, 2\]"),
     ("wrong dim", lambda x, y, h, l, o: dict(feed={"x": X[:, :3], "y": Y}, fetch_list=[l]),
      FeedError, r"'x'.*\[5, 3\]"),
+    # Paddle's feed check passes a feed with fewer dims than declared; the op then rejects it
     ("1-D labels", lambda x, y, h, l, o: dict(feed={"x": X, "y": Y.ravel()}, fetch_list=[l]),
-     FeedError, r"'y'.*\[5\]"),
+     ShapeError, r"Label shape \[5\]"),
     ("scalar feed", lambda x, y, h, l, o: dict(feed={"x": np.float32(3), "y": Y},
-                                               fetch_list=[l]), FeedError, r"'x' has shape \[\]"),
+                                               fetch_list=[l]), FeedError, r"'x'.*received fed shape \[\]"),
     ("string feed", lambda x, y, h, l, o: dict(feed={"x": "abc", "y": Y}, fetch_list=[l]),
      FeedError, "'x'.*str"),
     ("None feed", lambda x, y, h, l, o: dict(feed={"x": None, "y": Y}, fetch_list=[l]),
@@ -305,3 +306,79 @@ def test_a_training_step_on_an_empty_batch_runs_as_in_paddle():
     for name, value in before.items():
         np.testing.assert_array_equal(np.array(scope.find_var(name).get_tensor()), value)
     exe.run(feed={"x": X, "y": Y}, fetch_list=[loss])  # the next full batch trains as usual
+
+
+# ---------------------------------------------------------------------------------------------
+# LoD, readers and files used wrongly.
+
+def _sequence_sum():
+    x = fluid.data("x", [-1, 3], lod_level=1)
+    return L.sequence_pool(x, "sum")
+
+
+def _lod_tensor(offsets):
+    t = fluid.LoDTensor()
+    t.set(np.ones((4, 3), "float32"), fluid.CPUPlace())
+    t.set_lod([offsets])
+    return t
+
+
+def _fc_with_exe():
+    x = fluid.data("x", [-1, 3])
+    y = L.fc(x, 2)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    return x, y, exe
+
+
+def _unstarted_reader():
+    x, y, exe = _fc_with_exe()
+    reader = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4, iterable=False)
+    reader.set_sample_list_generator(lambda: iter([[(np.ones(3, "float32"),)]]))
+    exe.run(fetch_list=[y])
+
+
+def _sourceless_reader():
+    x, y, exe = _fc_with_exe()
+    next(iter(fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4)))
+
+
+def _save_unknown_feed(tmp):
+    x, y, exe = _fc_with_exe()
+    fluid.io.save_inference_model(str(tmp / "m"), ["nope"], [y], exe)
+
+
+def _save_before_startup(tmp):
+    x = fluid.data("x", [-1, 3])
+    L.fc(x, 2)
+    fluid.io.save_persistables(fluid.Executor(fluid.CPUPlace()), str(tmp / "p"))
+
+
+def _load_missing_dir(tmp):
+    x, y, exe = _fc_with_exe()
+    fluid.io.load_persistables(exe, str(tmp / "absent"))
+
+
+MISC = [
+    ("sequence op without LoD", lambda tmp: fluid.Executor(fluid.CPUPlace()).run(
+        feed={"x": np.ones((4, 3), "float32")}, fetch_list=[_sequence_sum()]), OpError,
+     "sequence_pool.*LoD"),
+    ("LoD past the rows", lambda tmp: fluid.Executor(fluid.CPUPlace()).run(
+        feed={"x": _lod_tensor([0, 2, 5])}, fetch_list=[_sequence_sum()]), FeedError,
+     r"'x'.*\[0, 2, 5\]"),
+    ("LoD not increasing", lambda tmp: fluid.Executor(fluid.CPUPlace()).run(
+        feed={"x": _lod_tensor([0, 3, 2, 4])}, fetch_list=[_sequence_sum()]), FeedError, "'x'"),
+    ("sequence lengths past the data", lambda tmp: fluid.create_lod_tensor(
+        np.ones((4, 3)), [[1, 2]], fluid.CPUPlace()), FeedError, r"\[\[1, 2\]\]"),
+    ("reader not started", lambda tmp: _unstarted_reader(), FluidcError, "not started"),
+    ("reader without a source", lambda tmp: _sourceless_reader(), FluidcError, "no data source"),
+    ("save an unknown feed", _save_unknown_feed, FluidcError, "'nope'"),
+    ("save before startup", _save_before_startup, FluidcError, "startup"),
+    ("load from a missing dir", _load_missing_dir, FluidcError, "absent"),
+]
+
+
+@pytest.mark.parametrize("case,run,error,pattern", MISC, ids=[c[0] for c in MISC])
+def test_lod_reader_and_file_misuse(tmp_path, case, run, error, pattern):
+    with pytest.raises(error, match=pattern):
+        run(tmp_path)

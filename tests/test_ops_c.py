@@ -327,6 +327,12 @@ add("clip_by_norm_apply", Case({"X": f(3, 5), "SquaredNorm": Const([4.0])}, {"ma
 add("increment", Case({"X": Const([3.0])}, {"step": 2.0}))
 add("cos", Case({"X": F(S)}))
 add("fill_any_like", Case({"X": F(S)}, {"value": 2.5}))
+add("stanh", Case({"X": F(S)}), Case({"X": F(S)}, {"scale_a": 0.5, "scale_b": 2.0}, label="scaled"))
+add("p_norm", Case({"X": F(S)}), Case({"X": F(S)}, {"porder": 1.0, "axis": 0}, label="l1"),
+    Case({"X": F(S)}, {"porder": float("inf"), "keepdim": True}, label="inf"),
+    Case({"X": F(S)}, {"porder": 3.0, "asvector": True}, label="vector"))
+add("frobenius_norm", Case({"X": F(S)}, {"dim": [0, 1]}),
+    Case({"X": F(S)}, {"dim": [1, 2], "keep_dim": True}, label="keep"))
 
 # --- conv, norm, activations, shape ops (frontend/ops/{conv,norm,activation,shape}.py) ---------
 CONV32 = (1e-4, 1e-5)  # numpy's float32 einsum sums in another order than torch's conv
@@ -384,6 +390,10 @@ add("split", Case({"X": f(4, 9, 3)}, {"sections": [-1], "axis": 1}))
 add("slice", Case({"Input": f(*S)}, {"axes": [0, 2], "starts": [1, -3], "ends": [3, 100]}),
     Case({"Input": f(*S)}, {"axes": [1], "starts": [2], "ends": [3], "decrease_axis": [1]},
          label="decrease"))
+add("strided_slice", Case({"Input": f(*S)}, {"axes": [0, 2], "starts": [-1, 1], "ends": [-2 ** 31, 6],
+                                             "strides": [-2, 2]}),
+    Case({"Input": f(*S)}, {"axes": [1], "starts": [3], "ends": [4], "strides": [1],
+                            "decrease_axis": [1]}, label="decrease"))
 add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
     Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
 add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))
@@ -396,7 +406,7 @@ add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
 
 
 # Random ops: only their statistics are checkable (tests below). dropout also has cases above.
-RANDOM_OPS = {"uniform_random", "gaussian_random", "dropout"}
+RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout"}
 
 
 def case_params(skip=frozenset()):
@@ -476,6 +486,21 @@ def test_gaussian_random_statistics(dtype):
     assert a.dtype == dtype and a.shape == (300, 200)
     assert abs(a.mean() - 1.0) < 0.05 and abs(a.std() - 2.0) < 0.05
     assert not np.array_equal(a, b)  # seed 0: fresh numbers each run
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_truncated_gaussian_random_statistics(dtype):
+    """Paddle's cutoffs are values: N(0.5, 1) cut to [-1, 2] has mean 0.5 + (phi(-1.5) -
+    phi(1.5)) / (Phi(1.5) - Phi(-1.5)) = 0.5 and std sqrt(1 - 3 phi(1.5) / 0.8664) = 0.7426."""
+    attrs = {"shape": [300, 200], "mean": 0.5, "std": 1.0, "a": -1.0, "b": 2.0,
+             "dtype": _CODES[dtype]}
+    (a,), (b,) = _run_random("truncated_gaussian_random", attrs)
+    ref = get_op_def("truncated_gaussian_random").reference({}, {**attrs, "seed": 3})["Out"][0]
+    for x in (a, ref):
+        assert x.dtype == dtype and x.shape == (300, 200)
+        assert -1.0 <= x.min() and x.max() <= 2.0
+        assert abs(x.mean() - 0.5) < 0.02 and abs(x.std() - 0.7426) < 0.02
+    assert not np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("impl", ["downgrade_in_infer", "upscale_in_train"])

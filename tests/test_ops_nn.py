@@ -34,7 +34,7 @@ def test_softmax_reference_and_lowering(axis):
     np.testing.assert_allclose(lowered, ref, rtol=1e-5, atol=1e-6)
     assert {o.type for o in get_op_def("softmax").lower(
         fwd, {"X_0": _info(x), "out_Out": _info(x)}, lambda vi: "t")} == \
-        {"reduce_max", "elementwise_sub", "exp", "reduce_sum", "elementwise_div"}
+        {"reduce_max", "elementwise_sub", "clip", "exp", "reduce_sum", "elementwise_div"}
 
 
 @pytest.mark.parametrize("lower", [True, False])

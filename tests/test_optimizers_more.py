@@ -110,7 +110,7 @@ def test_adamw(with_decay, lr_ratio):
     m2 = 0.999 * a["Moment2"] + 0.001 * a["Grad"] ** 2
     lr_t = lr * np.sqrt(1 - 0.999) / (1 - 0.9)
     want = p - lr_t * m1 / (np.sqrt(m2) + 1e-8 * np.sqrt(1 - 0.999))
-    np.testing.assert_allclose(out["ParamOut"], want, rtol=1e-5)
+    np.testing.assert_allclose(out["ParamOut"], want, rtol=1e-5, atol=1e-7)  # float32 near 0
     np.testing.assert_allclose(out["Beta1PowOut"], [0.81], rtol=1e-6)
 
 
@@ -188,6 +188,8 @@ def test_names_1x_and_2x():
     (lambda: paddle.optimizer.SGD("0.1"), TypeError),
     (lambda: paddle.optimizer.SGD(0.1, grad_clip=1.0), TypeError),
     (lambda: paddle.optimizer.SGD(0.1, weight_decay="l2"), TypeError),
+    (lambda: paddle.optimizer.SGD(1), TypeError),  # Paddle takes a float rate, not an int
+    (lambda: paddle.optimizer.Adam(0.1, parameters={"params": []}), TypeError),
 ])
 def test_argument_errors(make, error):
     with pytest.raises(error):
@@ -202,6 +204,37 @@ def test_ops_as_paddle_appends_them():
     assert ops[1].input("X") == ops[1].output("Out") == ["w_beta1_pow_acc_0"]
     names = {v.name for v in main.list_vars() if v.persistable}
     assert {"w_moment_0", "w_inf_norm_0"} <= names
+
+
+def test_apply_gradients_returns_the_update_pass():
+    """As Paddle: the per-parameter rate's scale, the update and what follows it (adamax's
+    beta-pow scale); accumulators keyed name -> parameter name, under Paddle's _*_acc_str."""
+    main, startup = paddle.Program(), paddle.Program()
+    with paddle.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 4], "float32")
+        w = paddle.create_parameter([4, 2], "float32", attr=paddle.ParamAttr(
+            name="w", learning_rate=0.5))
+        loss = paddle.layers.mean(paddle.matmul(x, w))
+        opt = paddle.optimizer.Adamax(0.1)
+        ops, _ = opt.minimize(loss)
+    assert [op.type for op in ops] == ["scale", "adamax", "scale"]
+    assert ops[0].attr("scale") == 0.5
+    assert set(opt._accumulators) == {opt._moment_acc_str, opt._inf_norm_acc_str,
+                                      opt._beta1_pow_acc_str}
+    assert opt._accumulators["inf_norm"]["w"].name == "w_inf_norm_0"
+    # the rate's fill_constant before the accumulators', as Paddle 2.x orders them
+    assert [op.output("Out")[0] for op in startup.global_block().ops] == [
+        "w", "learning_rate_0", "w_moment_0", "w_inf_norm_0", "w_beta1_pow_acc_0"]
+
+
+def test_append_regularization_ops_is_public():
+    main, _ = _minimize(lambda: paddle.optimizer.SGD(0.1))
+    block = main.global_block()
+    w = block.var("w")
+    pg = [(w, block.var("w@GRAD"))]
+    before = len(block.ops)
+    out = paddle.optimizer.Adam(0.1).append_regularization_ops(pg, paddle.regularizer.L1Decay(0.1))
+    assert len(out) == 1 and [op.type for op in block.ops[before:]] == ["sign", "scale", "sum"]
 
 
 def test_learning_rate_var_follows_the_loss_dtype():

@@ -140,6 +140,23 @@ def test_set_gradient_clip_and_its_precedence():
         np.testing.assert_allclose(W[n] - new[n], np.clip(g, -1.0, 1.0), rtol=1e-6)
 
 
+def test_nn_clip_is_a_module():
+    import fluidc.nn.clip as clip_module
+    assert clip_module is paddle.nn.clip
+    assert clip_module.ClipGradByNorm is paddle.nn.ClipGradByNorm is fluid.clip.GradientClipByNorm
+    assert clip_module.set_gradient_clip is fluid.clip.set_gradient_clip
+
+
+def test_need_clip_false_on_block_parameter_keeps_its_gradient():
+    """block.create_parameter(need_clip=False), as Paddle's Parameter takes it."""
+    block = paddle.static.default_main_program().global_block()
+    x = block.create_parameter(name="x", shape=[2, 3], dtype="float32", need_clip=False)
+    y = block.create_parameter(name="y", shape=[2, 3], dtype="float32")
+    for clip in (paddle.nn.ClipGradByNorm(0.1), paddle.nn.ClipGradByValue(0.1)):
+        out = clip([(x, None), (x, y)])
+        assert [(p.name, g.name) for p, g in out] == [("x", "y")]
+
+
 def test_clip_argument_errors():
     with pytest.raises(ValueError):
         paddle.nn.ClipGradByValue(-1.0)

@@ -3,34 +3,27 @@ elu, softplus, pow, and cumsum."""
 from __future__ import annotations
 
 from ..framework import Variable
-from .helper import LayerHelper
-
-
-def _act(op_type: str, x: Variable, name=None, **attrs) -> Variable:
-    helper = LayerHelper(op_type, name=name)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
-    return out
+from .helper import REAL_DTYPES, LayerHelper, append_unary
 
 
 def relu6(x, threshold: float = 6.0, name=None) -> Variable:
     """min(max(x, 0), threshold)."""
-    return _act("relu6", x, name, threshold=float(threshold))
+    return append_unary("relu6", x, name, threshold=float(threshold))
 
 
 def hard_sigmoid(x, slope: float = 0.2, offset: float = 0.5, name=None) -> Variable:
     """max(0, min(1, slope * x + offset))."""
-    return _act("hard_sigmoid", x, name, slope=float(slope), offset=float(offset))
+    return append_unary("hard_sigmoid", x, name, slope=float(slope), offset=float(offset))
 
 
 def logsigmoid(x, name=None) -> Variable:
     """log(sigmoid(x)), computed without overflow."""
-    return _act("logsigmoid", x, name)
+    return append_unary("logsigmoid", x, name)
 
 
 def softsign(x, name=None) -> Variable:
     """x / (1 + |x|)."""
-    return _act("softsign", x, name)
+    return append_unary("softsign", x, name)
 
 
 def selu(x, scale=None, alpha=None, name=None) -> Variable:
@@ -40,17 +33,17 @@ def selu(x, scale=None, alpha=None, name=None) -> Variable:
         attrs["scale"] = float(scale)
     if alpha is not None:
         attrs["alpha"] = float(alpha)
-    return _act("selu", x, name, **attrs)
+    return append_unary("selu", x, name, **attrs)
 
 
 def elu(x, alpha: float = 1.0, name=None) -> Variable:
     """x if x > 0 else alpha * (exp(x) - 1)."""
-    return _act("elu", x, name, alpha=float(alpha))
+    return append_unary("elu", x, name, alpha=float(alpha))
 
 
 def softplus(x, beta: float = 1.0, threshold: float = 20.0, name=None) -> Variable:
     """log(1 + exp(beta * x)) / beta (x itself where beta * x > threshold)."""
-    return _act("softplus", x, name, beta=float(beta), threshold=float(threshold))
+    return append_unary("softplus", x, name, beta=float(beta), threshold=float(threshold))
 
 
 def pow(x, factor=1.0, name=None) -> Variable:  # noqa: A001 (Paddle's name)
@@ -73,4 +66,4 @@ def cumsum(x, axis=None, exclusive=None, reverse=None, name=None) -> Variable:
         attrs["exclusive"] = bool(exclusive)
     if reverse is not None:
         attrs["reverse"] = bool(reverse)
-    return _act("cumsum", x, name, **attrs)
+    return append_unary("cumsum", x, name, REAL_DTYPES, **attrs)

@@ -9,7 +9,7 @@ from ..errors import FluidcError
 from ..framework import Variable
 from ..initializer import Constant, Normal
 from ..param_attr import ParamAttr
-from .helper import LayerHelper
+from .helper import LayerHelper, append_unary
 
 
 def _pair(v, what: str, layer: str) -> list[int]:
@@ -242,18 +242,18 @@ def argmin(x, axis: int = 0) -> Variable:
 def hard_swish(x, threshold: float = 6.0, scale: float = 6.0, offset: float = 3.0,
                name=None) -> Variable:
     """x * min(max(x + offset, 0), threshold) / scale."""
-    return _out(LayerHelper("hard_swish", name=name), "hard_swish", {"X": [x]},
-                {"threshold": threshold, "scale": scale, "offset": offset})
+    return append_unary("hard_swish", x, name, threshold=float(threshold), scale=float(scale),
+                        offset=float(offset))
 
 
 def swish(x, beta: float = 1.0, name=None) -> Variable:
     """x * sigmoid(beta * x)."""
-    return _out(LayerHelper("swish", name=name), "swish", {"X": [x]}, {"beta": float(beta)})
+    return append_unary("swish", x, name, beta=float(beta))
 
 
 def silu(x, name=None) -> Variable:
     """x * sigmoid(x)."""
-    return _out(LayerHelper("silu", name=name), "silu", {"X": [x]}, {})
+    return append_unary("silu", x, name)
 
 
 def clip(x, min: float, max: float, name=None) -> Variable:  # noqa: A002

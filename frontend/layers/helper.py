@@ -1,16 +1,107 @@
-"""LayerHelper: what every layer does — name itself, make parameters and temporaries, append ops."""
+"""LayerHelper: what every layer does — name itself, make parameters and temporaries, append ops —
+and the checks of a layer's arguments (check_type / check_dtype / check_variable_and_dtype, with
+Paddle's exception types and messages naming argument, layer and what is accepted)."""
 from __future__ import annotations
+
+import warnings
 
 from typing import Any
 
 import numpy as np
 
 from .. import unique_name
-from ..dtypes import VarType, convert_dtype
-from ..errors import FluidcError
+from ..dtypes import VarType, convert_dtype, dtype_name
+from ..errors import FluidcError, ShapeError
 from ..framework import Parameter, Variable, default_main_program, default_startup_program
 from ..initializer import Constant, Xavier
+from ..ops import get_op_def
+from ..ops.tensor import fill_value
 from ..param_attr import ParamAttr
+
+# The dtype groups layers accept (Paddle's check_dtype lists, spelled as fluidc's dtype names).
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+INT_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
+COMPLEX_DTYPES = ("complex64", "complex128")
+ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES
+# fluidc compiles arithmetic for real dtypes only; complex data moves through ops of these kinds.
+_COMPLEX_KINDS = ("view", "extern", "feed", "fetch")
+
+
+class ArgumentTypeError(FluidcError, TypeError):
+    """A layer argument of a type or dtype the layer does not take (Paddle raises TypeError)."""
+
+
+class ShapeAssertionError(ShapeError, AssertionError):
+    """Axes or sizes no tensor can take, where Paddle's layer asserts (an AssertionError)."""
+
+
+def _type_names(expected) -> str:
+    types = expected if isinstance(expected, tuple) else (expected,)
+    return " or ".join(t.__name__ for t in types)
+
+
+def check_type(value, arg: str, expected, layer: str, hint: str = "") -> None:
+    """Raise an ArgumentTypeError naming the argument, the layer and the expected types unless
+    value is an instance of `expected` (a type or a tuple of types)."""
+    if not isinstance(value, expected):
+        raise ArgumentTypeError(f"The type of '{arg}' in {layer} must be {_type_names(expected)}, "
+                                f"but received {type(value).__name__}. {hint}".rstrip())
+
+
+def check_dtype(dtype, arg: str, dtypes: tuple[str, ...], layer: str, hint: str = "") -> None:
+    """Raise an ArgumentTypeError naming the argument, the layer and the accepted dtypes unless
+    `dtype` is one of `dtypes`."""
+    name = dtype_name(dtype)
+    if name not in dtypes:
+        raise ArgumentTypeError(f"The data type of '{arg}' in {layer} must be one of "
+                                f"{list(dtypes)}, but received {name}. {hint}".rstrip())
+
+
+def check_variable_and_dtype(x, arg: str, dtypes: tuple[str, ...], layer: str,
+                             hint: str = "") -> None:
+    """check_type(x, Variable) then check_dtype(x.dtype): Paddle's check on a layer's inputs."""
+    check_type(x, arg, Variable, layer, hint)
+    check_dtype(x.dtype, arg, dtypes, layer, hint)
+
+
+def constant_ints(var: Variable, arg: str, layer: str) -> list[int]:
+    """The int values of a Variable passed where Paddle takes an int or a shape (concat's axis,
+    reshape's shape), when the program fixes them: var is written once, by a fill_constant of
+    fixed shape and value (paddle.full). fluidc plans need such values before a run, so a
+    Variable computed or fed at run time is an ArgumentTypeError naming the argument."""
+    check_dtype(var.dtype, arg, ("int32", "int64"), layer)
+    writers = [op for b in var.block.program.blocks for op in b.ops
+               if var.name in op.output_arg_names]
+    op = writers[0] if len(writers) == 1 else None
+    if op is None or op.type != "fill_constant" or op.desc.input_arg_names or var.persistable:
+        raise ArgumentTypeError(
+            f"'{arg}' of {layer} is the Variable '{var.name}', whose value is only known when "
+            f"the program runs; fluidc needs it when the program is built: pass an int (list), "
+            f"or a Variable made by paddle.full / fill_constant")
+    count = int(np.prod(op.attr("shape")))
+    return [int(fill_value(op.desc.attrs))] * count
+
+
+def one_constant_int(var: Variable, arg: str, layer: str) -> int:
+    """constant_ints of a Variable that must hold one value (an axis, one dim of a shape)."""
+    values = constant_ints(var, arg, layer)
+    if len(values) != 1:
+        raise ArgumentTypeError(f"'{arg}' of {layer} must hold one value, but the Variable "
+                                f"'{var.name}' holds {len(values)}")
+    return values[0]
+
+
+def _check_real(op_type: str, args: dict) -> None:
+    """Complex vars reach only ops that move data; arithmetic on them is an error naming the op."""
+    if get_op_def(op_type).kind in _COMPLEX_KINDS:
+        return
+    for slot, vs in args.items():
+        for v in vs if isinstance(vs, (list, tuple)) else [vs]:
+            if isinstance(v, Variable) and dtype_name(v.dtype) in COMPLEX_DTYPES:
+                raise ArgumentTypeError(
+                    f"op '{op_type}': '{v.name}' ({slot}) is {dtype_name(v.dtype)}; fluidc "
+                    f"computes on real dtypes only (complex data can be reshaped, transposed, "
+                    f"concatenated, sliced and fed/fetched)")
 
 
 class LayerHelper:
@@ -33,8 +124,11 @@ class LayerHelper:
     def block(self):
         return self.main_program.current_block()
 
-    def append_op(self, *args: Any, **kwargs: Any):
-        return self.block.append_op(*args, **kwargs)
+    def append_op(self, type: str, inputs: dict | None = None, outputs: dict | None = None,
+                  attrs: dict | None = None, **kwargs: Any):
+        """block.append_op, after checking that no complex var reaches an arithmetic op."""
+        _check_real(type, {**(inputs or {}), **(outputs or {})})
+        return self.block.append_op(type, inputs, outputs, attrs, **kwargs)
 
     def create_variable_for_type_inference(self, dtype=VarType.FP32,
                                            stop_gradient: bool = False) -> Variable:
@@ -88,3 +182,27 @@ class LayerHelper:
         out = self.create_variable_for_type_inference(x.dtype)
         self.append_op(act, inputs={"X": [x]}, outputs={"Out": [out]})
         return out
+
+
+REAL_DTYPES = INT_DTYPES + FLOAT_DTYPES
+
+
+def append_unary(op_type: str, x, name=None, dtypes: tuple[str, ...] = FLOAT_DTYPES, **attrs):
+    """op_type(x): one op X -> Out of x's dtype, x checked as Paddle's layers check it (a
+    Variable of one of `dtypes`, else an ArgumentTypeError, a TypeError)."""
+    check_variable_and_dtype(x, "x", dtypes, op_type)
+    helper = LayerHelper(op_type, name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+def static_inplace(fn, name: str):
+    """paddle.<name>_ / Variable.<name>_: in a static program Paddle appends the plain op (a new
+    output var, x untouched) and warns so; fluidc does the same."""
+    def inplace(*args, **kwargs):
+        warnings.warn(f"In static graph mode, {name}_() is the same as {name}() and does not "
+                      f"perform inplace operation.", stacklevel=2)
+        return fn(*args, **kwargs)
+    inplace.__name__, inplace.__doc__ = name + "_", static_inplace.__doc__.replace("<name>", name)
+    return inplace

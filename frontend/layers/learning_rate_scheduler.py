@@ -10,6 +10,7 @@ from ..dtypes import VarType, convert_dtype
 from ..framework import (OpRole, Variable, default_main_program, default_startup_program,
                          op_role_guard)
 from ..initializer import Constant
+from ..ops.tensor import fill_constant_attrs
 from .helper import LayerHelper
 
 COUNTER = "@LR_DECAY_COUNTER@"
@@ -24,8 +25,7 @@ def _op(op_type: str, inputs: dict, attrs: dict | None = None, dtype=VarType.FP3
 
 
 def _const(value: float, dtype=VarType.FP32) -> Variable:
-    return _op("fill_constant", {}, {"shape": [1], "dtype": int(dtype), "value": float(value)},
-               dtype)
+    return _op("fill_constant", {}, fill_constant_attrs([1], dtype, value), dtype)
 
 
 def _scale(x: Variable, scale: float, bias: float = 0.0) -> Variable:

@@ -1,4 +1,4 @@
-"""Variable's operators (x + y, 2 * x, -x, x @ w, x < y) and the tensor methods Paddle patches
+"""Variable's operators (x + y, 2 * x, -x, x @ w, x < y, x[1:, None]) and the tensor methods Paddle patches
 onto static Variables (x.reshape(...), x.astype(...), x.sum(), x.ndim, x.T).
 
 `monkey_patch_variable()` installs the methods; the public face calls it once, as Paddle's does.
@@ -12,7 +12,9 @@ from numbers import Number
 from ..dtypes import VarType, convert_dtype
 from ..framework import Variable
 from . import api2, nn, tensor
-from .helper import LayerHelper
+from .api2 import manipulation
+from .helper import LayerHelper, static_inplace
+from .indexing import getitem
 
 _INT_DTYPES = (VarType.INT8, VarType.UINT8, VarType.INT16, VarType.INT32, VarType.INT64)
 
@@ -21,8 +23,12 @@ def binary_op(x: Variable, other, op_type: str, reverse: bool) -> Variable:
     """x <op> other, where other is a Variable or a Python number."""
     helper = LayerHelper(op_type)
     if isinstance(other, Number) and not isinstance(other, bool):
-        if op_type == "elementwise_div" and x.dtype in _INT_DTYPES:
-            x = tensor.cast(x, "float32")  # Paddle divides integers as floats
+        # Paddle's promotion with a Python number: a bool var becomes float32 (a float number)
+        # or int64; an int var becomes float32 with a float number or in a division
+        if x.dtype == VarType.BOOL:
+            x = tensor.cast(x, "float32" if isinstance(other, float) else "int64")
+        if x.dtype in _INT_DTYPES and (isinstance(other, float) or op_type == "elementwise_div"):
+            x = tensor.cast(x, "float32")
         if op_type == "scale":
             return _scale(helper, x, float(other), 0.0)
         if op_type == "elementwise_add":
@@ -110,6 +116,8 @@ _METHODS = {
     "square": api2.square, "tanh": api2.tanh, "scale": api2.scale, "cast": api2.cast,
     "concat": api2.concat, "flatten": api2.flatten, "reshape": api2.reshape,
     "transpose": api2.transpose, "rsqrt": nn.rsqrt, "sigmoid": nn.sigmoid,
+    "moveaxis": manipulation.moveaxis, "t": manipulation.t, "reshape_": manipulation.reshape_,
+    "add_": static_inplace(api2.add, "add"), "subtract_": static_inplace(api2.subtract, "subtract"),
 }
 
 
@@ -119,6 +127,7 @@ def monkey_patch_variable() -> None:
         setattr(Variable, name, _operator(op_type, reverse))
     Variable.__neg__ = lambda self: _scale(LayerHelper("scale"), self, -1.0, 0.0)
     Variable.__abs__ = lambda self: api2.abs(self)
+    Variable.__getitem__ = getitem
     for name, fn in _METHODS.items():
         setattr(Variable, name, fn)
     Variable.astype = astype

@@ -8,15 +8,10 @@ from ..errors import FluidcError, ShapeError
 from ..framework import Variable
 from ..initializer import Constant
 from ..param_attr import ParamAttr
-from .helper import LayerHelper
+from .helper import (ALL_DTYPES, FLOAT_DTYPES, REAL_DTYPES, LayerHelper, ShapeAssertionError,
+                     append_unary, check_type, check_variable_and_dtype, constant_ints,
+                     one_constant_int)
 from .loss import _hard_label_cross_entropy
-
-
-def _unary(op_type: str, x: Variable, name: str | None = None, **attrs) -> Variable:
-    helper = LayerHelper(op_type, name=name)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
-    return out
 
 
 def _binary(op_type: str, x: Variable, y: Variable, axis: int = -1, act: str | None = None,
@@ -89,25 +84,25 @@ def elementwise_pow(x, y, axis=-1, act=None, name=None):
     return _binary("elementwise_pow", x, y, axis, act, name)
 
 
-def relu(x, name=None): return _unary("relu", x, name)  # noqa: E704
-def sigmoid(x, name=None): return _unary("sigmoid", x, name)  # noqa: E704
-def tanh(x, name=None): return _unary("tanh", x, name)  # noqa: E704
-def exp(x, name=None): return _unary("exp", x, name)  # noqa: E704
-def log(x, name=None): return _unary("log", x, name)  # noqa: E704
-def sqrt(x, name=None): return _unary("sqrt", x, name)  # noqa: E704
-def rsqrt(x, name=None): return _unary("rsqrt", x, name)  # noqa: E704
-def square(x, name=None): return _unary("square", x, name)  # noqa: E704
-def abs(x, name=None): return _unary("abs", x, name)  # noqa: E704,A001
+def relu(x, name=None): return append_unary("relu", x, name)  # noqa: E704
+def sigmoid(x, name=None): return append_unary("sigmoid", x, name)  # noqa: E704
+def tanh(x, name=None): return append_unary("tanh", x, name)  # noqa: E704
+def exp(x, name=None): return append_unary("exp", x, name, REAL_DTYPES)  # noqa: E704
+def log(x, name=None): return append_unary("log", x, name, REAL_DTYPES)  # noqa: E704
+def sqrt(x, name=None): return append_unary("sqrt", x, name, REAL_DTYPES)  # noqa: E704
+def rsqrt(x, name=None): return append_unary("rsqrt", x, name, REAL_DTYPES)  # noqa: E704
+def square(x, name=None): return append_unary("square", x, name, REAL_DTYPES)  # noqa: E704
+def abs(x, name=None): return append_unary("abs", x, name, REAL_DTYPES)  # noqa: E704,A001
 
 
 def leaky_relu(x, alpha: float = 0.02, name=None):
     """max(x, alpha * x)."""
-    return _unary("leaky_relu", x, name, alpha=alpha)
+    return append_unary("leaky_relu", x, name, alpha=alpha)
 
 
 def gelu(x, approximate: bool = False, name=None):
     """Gaussian error linear unit (erf, or tanh when approximate)."""
-    return _unary("gelu", x, name, approximate=approximate)
+    return append_unary("gelu", x, name, approximate=approximate)
 
 
 def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True, act=None,
@@ -123,12 +118,13 @@ def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = Tru
 
 def softmax(input, use_cudnn: bool = False, name=None, axis: int = -1):
     """exp(x) / sum(exp(x)) along axis."""
-    return _unary("softmax", input, name, axis=axis)
+    check_variable_and_dtype(input, "x", FLOAT_DTYPES, "softmax")
+    return append_unary("softmax", input, name, axis=axis)
 
 
 def mean(x, name=None):
     """The mean of every element, shape [1]."""
-    return _unary("mean", x, name)
+    return append_unary("mean", x, name, REAL_DTYPES)
 
 
 def _reduce(op_type: str, input, dim, keep_dim: bool, name) -> Variable:
@@ -223,8 +219,28 @@ def accuracy(input, label, k: int = 1, correct=None, total=None):
     return acc
 
 
+def _check_target(x: Variable, shape) -> None:
+    """Paddle's rules on a reshape target, before any op: one -1 at most, a 0 (copy) only at
+    an index x has, no other negative size."""
+    for i, d in enumerate(shape):
+        if d < -1 or (d == -1 and list(shape[:i]).count(-1)) or (d == 0 and i >= len(x.shape)):
+            what = ("copies dim %d, which X does not have" % i if d == 0 else
+                    "has more than one -1" if d == -1 else "has a negative size other than -1")
+            raise ShapeAssertionError(f"op 'reshape2': shape {list(shape)} {what} (X "
+                                       f"'{x.name}' has shape {list(x.shape)})")
+
+
 def reshape(x, shape, actual_shape=None, act=None, inplace: bool = False, name=None):
     """x with a new shape (0 copies a dim, -1 is inferred)."""
+    check_variable_and_dtype(x, "x", ALL_DTYPES, "reshape")
+    check_type(shape, "shape", (list, tuple, Variable), "reshape")
+    if isinstance(shape, Variable):
+        shape = constant_ints(shape, "shape", "reshape")
+    shape = [one_constant_int(d, f"shape[{i}]", "reshape") if isinstance(d, Variable) else d
+             for i, d in enumerate(shape)]
+    for i, d in enumerate(shape):
+        check_type(d, f"shape[{i}]", (int, np.integer), "reshape")
+    _check_target(x, shape)
     helper = LayerHelper("reshape2", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
@@ -235,6 +251,11 @@ def reshape(x, shape, actual_shape=None, act=None, inplace: bool = False, name=N
 
 def transpose(x, perm, name=None):
     """x with its dims permuted."""
+    check_variable_and_dtype(x, "x", ALL_DTYPES, "transpose")
+    check_type(perm, "perm", (list, tuple), "transpose")
+    if len(perm) != len(x.shape) or any(not -len(x.shape) <= p < len(x.shape) for p in perm):
+        raise ShapeError(f"transpose: perm {list(perm)} must hold {len(x.shape)} axes of x "
+                         f"'{x.name}' {list(x.shape)}, each less than {len(x.shape)}")
     helper = LayerHelper("transpose2", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)

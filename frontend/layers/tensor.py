@@ -1,13 +1,16 @@
-"""Tensor-making layers: data, fill_constant/ones/zeros, cast, assign, concat, parameters."""
+"""Tensor-making layers: data, fill_constant/ones/zeros, full_like/zeros_like/ones_like, cast,
+assign, concat, parameters."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import unique_name
-from ..dtypes import VarType, convert_dtype
+from ..dtypes import VarType, convert_dtype, dtype_name
 from ..framework import Variable, default_main_program, default_startup_program
 from ..initializer import Constant
-from .helper import LayerHelper
+from ..ops.tensor import fill_constant_attrs
+from .helper import (ALL_DTYPES, ArgumentTypeError, LayerHelper, check_type,
+                     check_variable_and_dtype, one_constant_int)
 
 
 def _data_shape(name: str, shape) -> list[int]:
@@ -69,8 +72,7 @@ def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | 
     dtype = convert_dtype(dtype)
     out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     helper.append_op("fill_constant", outputs={"Out": [out]},
-                     attrs={"shape": [int(d) for d in shape], "dtype": int(dtype),
-                            "value": float(value)})
+                     attrs=fill_constant_attrs(shape, dtype, value))
     out.stop_gradient = True
     return out
 
@@ -83,6 +85,28 @@ def ones(shape, dtype="float32", force_cpu: bool = False, name: str | None = Non
 def zeros(shape, dtype="float32", force_cpu: bool = False, name: str | None = None) -> Variable:
     """fill_constant with 0."""
     return fill_constant(shape, dtype, 0.0, name=name)
+
+
+def full_like(x: Variable, fill_value, dtype=None, name: str | None = None) -> Variable:
+    """paddle.full_like: a tensor of x's shape filled with fill_value (fill_any_like, as Paddle
+    appends it); dtype None keeps x's. No gradient flows through it."""
+    helper = LayerHelper("full_like", name=name)
+    dtype = x.dtype if dtype is None else convert_dtype(dtype)
+    out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op("fill_any_like", inputs={"X": [x]}, outputs={"Out": [out]},
+                     attrs={"value": float(fill_value), "dtype": int(dtype)})
+    out.stop_gradient = True
+    return out
+
+
+def zeros_like(x: Variable, dtype=None, name: str | None = None) -> Variable:
+    """paddle.zeros_like: full_like with 0."""
+    return full_like(x, 0.0, dtype, name)
+
+
+def ones_like(x: Variable, dtype=None, name: str | None = None) -> Variable:
+    """paddle.ones_like: full_like with 1."""
+    return full_like(x, 1.0, dtype, name)
 
 
 def cast(x: Variable, dtype) -> Variable:
@@ -113,12 +137,27 @@ def assign(input, output: Variable | None = None) -> Variable:
     return output
 
 
+# Paddle's concat list spells uint8 'unit8', so uint8 inputs are refused there: here too.
+CONCAT_DTYPES = tuple(d for d in ALL_DTYPES if d != "uint8")
+
+
 def concat(input, axis: int = 0, name: str | None = None) -> Variable:
-    """The vars joined along `axis`."""
+    """The vars joined along `axis` (a lone Variable is a list of one)."""
+    check_type(input, "input", (list, tuple, Variable), "concat")
+    xs = [input] if isinstance(input, Variable) else list(input)
+    for i, x in enumerate(xs):
+        check_variable_and_dtype(x, f"input[{i}]", CONCAT_DTYPES, "concat")
+        if x.dtype != xs[0].dtype:
+            raise ArgumentTypeError(f"All the Tensors in the input of concat must have the same "
+                                    f"data type: input[{i}] '{x.name}' is {dtype_name(x.dtype)}, "
+                                    f"input[0] '{xs[0].name}' {dtype_name(xs[0].dtype)}")
+    check_type(axis, "axis", (int, np.integer, Variable), "concat")
+    if isinstance(axis, Variable):
+        axis = one_constant_int(axis, "axis", "concat")
     helper = LayerHelper("concat", name=name)
-    out = helper.create_variable_for_type_inference(input[0].dtype)
-    helper.append_op("concat", inputs={"X": list(input)}, outputs={"Out": [out]},
-                     attrs={"axis": axis})
+    out = helper.create_variable_for_type_inference(xs[0].dtype)
+    helper.append_op("concat", inputs={"X": xs}, outputs={"Out": [out]},
+                     attrs={"axis": int(axis)})
     return out
 
 

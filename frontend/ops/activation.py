@@ -44,7 +44,7 @@ unary("hard_swish", _hard_swish, _hard_swish_grad,
       attrs={"threshold": 6.0, "scale": 6.0, "offset": 3.0})
 unary("swish", _swish, _swish_grad, attrs={"beta": 1.0})
 unary("silu", lambda o, x, a: _swish(o, x, {"beta": 1.0}),
-      lambda o, x, d, a: _swish_grad(o, x, d, {"beta": 1.0}))
+      lambda o, x, d, a: _swish_grad(o, x, d, {"beta": 1.0}), also=("Out",))
 
 
 # clip: Min / Max tensors ([1]), when given, override the min / max attributes, as in Paddle.

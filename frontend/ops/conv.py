@@ -85,15 +85,9 @@ def _from_nchw(x, fmt: str):
 # ---------------------------------------------------------------------------------------------
 # conv2d / depthwise_conv2d
 
-CONV_ATTRS = {
+CONV_ATTRS = {  # Paddle's others: frontend/ops/paddle_attrs.py
     "strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT", "groups": 1,
-    "dilations": [1, 1], "data_format": "NCHW", "is_test": False, "use_cudnn": True,
-    "fuse_relu_before_depthwise_conv": False, "use_mkldnn": False, "use_quantizer": False,
-    "mkldnn_data_type": "float32", "fuse_relu": False, "fuse_brelu": False,
-    "fuse_brelu_threshold": 6.0, "fuse_activation": "", "fuse_alpha": 0.0, "fuse_beta": 0.0,
-    "use_addto": False, "fuse_residual_connection": False, "Scale_in": 1.0, "Scale_out": 1.0,
-    "Scale_in_eltwise": 1.0, "Scale_weights": [1.0], "force_fp32_output": False,
-    "workspace_size_MB": 512, "exhaustive_search": False,
+    "dilations": [1, 1], "data_format": "NCHW",
 }
 
 
@@ -116,9 +110,6 @@ def _conv_infer_fn(op: str):
         if len(x.shape) != 4 or len(w.shape) != 4:
             raise ShapeError(f"op '{op}': Input {list(x.shape)} and Filter {list(w.shape)} "
                              f"must both be 4-D")
-        if a["fuse_relu"] or a["fuse_activation"] or a["fuse_residual_connection"]:
-            raise OpError(f"op '{op}': oneDNN fusion attributes (fuse_relu, fuse_activation, "
-                          f"fuse_residual_connection) are not supported")
         fmt, pads, strides, dil = conv_geometry(op, x.shape, w.shape, a)
         c = x.shape[3 if fmt == "NHWC" else 1]
         g = int(a["groups"] or 1)
@@ -259,10 +250,8 @@ for _t in ("conv2d", "depthwise_conv2d"):
 
 POOL_ATTRS = {
     "pooling_type": "max", "ksize": [1, 1], "global_pooling": False, "strides": [1, 1],
-    "paddings": [0, 0], "exclusive": True, "adaptive": False, "use_cudnn": False,
-    "ceil_mode": False, "use_mkldnn": False, "use_quantizer": False,
-    "mkldnn_data_type": "float32", "data_format": "NCHW", "is_test": False,
-    "padding_algorithm": "EXPLICIT",
+    "paddings": [0, 0], "exclusive": True, "adaptive": False, "ceil_mode": False,
+    "data_format": "NCHW", "padding_algorithm": "EXPLICIT",
 }
 
 
@@ -396,13 +385,14 @@ def _pool_call(x, a, op: str):
 
     kind 'adaptive': torch's adaptive kernels (Paddle's and torch's windows are both
     [floor(j*d/o), ceil((j+1)*d/o))). kind 'native': torch's kernels with their own padding
-    give Paddle's windows. In both, window j starts at j*s - top and is clipped to the input
-    (max pools never see padding, exclusive averages count only the cells inside the input,
-    inclusive ones divide by kh * kw: divisor_override), so they agree whenever torch, padding
-    top/left on both sides, makes Paddle's output size with one ceil_mode for both dims (torch
-    allows at most k // 2 padding; bottom/right padding only decides the size). kind 'padded':
-    otherwise, x padded (or cropped) at the bottom and right explicitly so that windows of
-    torch's unpadded pooling tile Paddle's output, (t, b, l, r) the padding to apply."""
+    give Paddle's windows and divisors. In both, window j starts at j*s - top and is clipped to
+    the input (max pools never see padding, exclusive averages count only the cells inside the
+    input, inclusive ones those inside the input padded by top/left on both sides, as
+    count_include_pad), so they agree whenever torch, padding top/left on both sides, makes
+    Paddle's output size with one ceil_mode for both dims (torch allows at most k // 2
+    padding; bottom/right padding only decides the size). kind 'padded': otherwise, x padded
+    (or cropped) at the bottom and right explicitly so that windows of torch's unpadded pooling
+    tile Paddle's output, (t, b, l, r) the padding to apply."""
     fmt, k, s, pads, out = pool_geometry(op, tuple(x.shape), a)
     is_max = a["pooling_type"] == "max"
     hw = _spatial(tuple(x.shape), fmt)
@@ -412,7 +402,7 @@ def _pool_call(x, a, op: str):
         return fmt, is_max, "adaptive", k, s, [0, 0], False, None
     t, _, l, _ = pads
     for ceil in (False, True):
-        if all(p <= kk // 2 and _torch_pool_size(d, kk, p, ss, ceil) == o
+        if all(p <= kk // 2 and d + 2 * p >= kk and _torch_pool_size(d, kk, p, ss, ceil) == o
                for d, kk, p, ss, o in zip(hw, k, (t, l), s, out)):
             return fmt, is_max, "native", k, s, [t, l], ceil, None
     # Pad (or crop) bottom/right so the windows tile exactly Paddle's output size.
@@ -421,25 +411,31 @@ def _pool_call(x, a, op: str):
     return fmt, is_max, "padded", k, s, [0, 0], False, (t, b, l, r)
 
 
-def _inclusive_divisor(a, k) -> int | None:
-    """divisor_override of an average pool: kh * kw unless it is exclusive (None: torch then
-    divides by the window's cells inside the input)."""
-    exclusive = a["exclusive"] or a["global_pooling"] or a["adaptive"]
-    return None if exclusive else k[0] * k[1]
+def _exclusive(a) -> bool:
+    return bool(a["exclusive"] or a["global_pooling"] or a["adaptive"])
 
 
-def _pad_counts(x, k, s, pads):
-    """Cells of x inside each window of the explicitly padded pooling (exclusive divisor)."""
-    t, b, l, r = pads
-    h, w = x.shape[2:]
-    ones = F.pad(torch.ones((1, 1, h, w), dtype=x.dtype, device=x.device), (l, r, t, b))
-    return F.avg_pool2d(ones, k, s, divisor_override=1)
+def _pool_divisors(x, a, op: str) -> torch.Tensor:
+    """pool_divisors as an [oh, ow] tensor of x's dtype and device."""
+    fmt, k, s, pads, out = pool_geometry(op, tuple(x.shape), a)
+    div = pool_divisors(a, _spatial(tuple(x.shape), fmt), k, s, pads, out)
+    return torch.from_numpy(div.astype(np.float64)).to(x.device, x.dtype)
+
+
+def _pool_grad_scales(x, a) -> torch.Tensor:
+    """grad_scales as an [oh, ow] tensor of x's dtype and device."""
+    fmt, k, s, pads, out = pool_geometry("pool2d_grad", tuple(x.shape), a)
+    div = pool_divisors(a, _spatial(tuple(x.shape), fmt), k, s, pads, out)
+    scale = grad_scales(div, np.float64 if x.dtype == torch.float64 else np.float32)
+    return torch.from_numpy(scale).to(x.device, x.dtype)
 
 
 def _pool_run(ins, outs, a, rng):
     A = torch.ops.aten
     fmt, is_max, kind, k, s, pad, ceil, explicit = _pool_call(ins["X"][0], a, "pool2d")
     x, y = _nchw(ins["X"][0], fmt), _nchw(outs["Out"][0], fmt)
+    if y.numel() == 0:
+        return
     # Max pools write Out in place through the kernels that also give the argmax indices (the
     # only ones with out=; torch's max_pool2d makes them too): the indices are the temporary.
     idx = torch.empty(0, dtype=torch.int64, device=y.device) if is_max else None
@@ -452,7 +448,7 @@ def _pool_run(ins, outs, a, rng):
         if is_max:
             A.max_pool2d_with_indices.out(x, k, s, pad, [1, 1], ceil, out=y, indices=idx)
         else:
-            A.avg_pool2d.out(x, k, s, pad, ceil, False, _inclusive_divisor(a, k), out=y)
+            A.avg_pool2d.out(x, k, s, pad, ceil, not _exclusive(a), None, out=y)
     else:
         t, b, l, r = explicit
         if is_max:
@@ -460,8 +456,7 @@ def _pool_run(ins, outs, a, rng):
                                           [1, 1], False, out=y, indices=idx)
             return
         total = F.avg_pool2d(F.pad(x, (l, r, t, b)), k, s, divisor_override=1)
-        div = _inclusive_divisor(a, k)
-        torch.div(total, _pad_counts(x, k, s, explicit) if div is None else div, out=y)
+        torch.div(total, _pool_divisors(ins["X"][0], a, "pool2d"), out=y)
 
 
 def _pool_grad(op: OpDesc) -> list[OpDesc]:
@@ -479,27 +474,32 @@ def _pool_grad_run(ins, outs, a, rng):
     several elementwise torch ops per window offset and measured 4-7x slower on the bench CNN's
     pools. Ties go to the first maximum in row-major window order, as in the reference and
     Paddle; a window holding NaN routes to torch's pick, its last NaN (the reference takes the
-    first)."""
+    first). Average pools scatter dOut times grad_scales (Paddle's float32 reciprocals) with
+    torch's divisor-1 backward kernels."""
     dx = _bound(outs, "X@GRAD")
     if dx is None:
         return
     A = torch.ops.aten
     fmt, is_max, kind, k, s, pad, ceil, explicit = _pool_call(ins["X"][0], a, "pool2d_grad")
     x, d, dx = _nchw(ins["X"][0], fmt), _nchw(ins["Out@GRAD"][0], fmt), _nchw(dx, fmt)
+    if d.numel() == 0:
+        dx.zero_()
+        return
+    g = None if is_max else d * _pool_grad_scales(ins["X"][0], a)
     if kind == "adaptive":
         if is_max:
             _, idx = A.adaptive_max_pool2d(x, k)
             A.adaptive_max_pool2d_backward.grad_input(d, x, idx, grad_input=dx)
-        else:
-            A._adaptive_avg_pool2d_backward.out(d, x, out=dx)
+        else:  # torch's kernel divides by each window's cells: hand it g times them
+            count = _pool_divisors(ins["X"][0], a, "pool2d_grad")
+            A._adaptive_avg_pool2d_backward.out(g * count, x, out=dx)
     elif kind == "native":
         if is_max:
             _, idx = A.max_pool2d_with_indices(x, k, s, pad, [1, 1], ceil)
             A.max_pool2d_with_indices_backward.grad_input(d, x, k, s, pad, [1, 1], ceil, idx,
                                                           grad_input=dx)
         else:
-            A.avg_pool2d_backward.grad_input(d, x, k, s, pad, ceil, False,
-                                             _inclusive_divisor(a, k), grad_input=dx)
+            A.avg_pool2d_backward.grad_input(g, x, k, s, pad, ceil, True, 1, grad_input=dx)
     else:  # the grad over the explicitly padded x, cropped back (rows cropped off get 0)
         t, b, l, r = explicit
         n, c, h, w = x.shape
@@ -508,8 +508,6 @@ def _pool_grad_run(ins, outs, a, rng):
             _, idx = A.max_pool2d_with_indices(xp, k, s, [0, 0], [1, 1], False)
             dxp = A.max_pool2d_with_indices_backward(d, xp, k, s, [0, 0], [1, 1], False, idx)
         else:
-            div = _inclusive_divisor(a, k)
-            g = d / (_pad_counts(x, k, s, explicit) if div is None else div)
             shape = d.new_empty(()).expand(n, c, h + t + b, w + l + r)  # only its shape is read
             dxp = A.avg_pool2d_backward(g, shape, k, s, [0, 0], False, True, 1)
         hh, ww = h + min(b, 0), w + min(r, 0)

@@ -142,10 +142,11 @@ def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = N
 
 
 def unary(type: str, fwd: Callable, bwd: Callable | None, uses: str = "X",
-          attrs: dict | None = None) -> None:
+          attrs: dict | None = None, also: tuple[str, ...] = ()) -> None:
     """An activation-like op X -> Out and its `<type>_grad` (inputs `uses` and Out@GRAD).
 
     fwd(ops, x, attrs) -> out; bwd(ops, v, dout, attrs) -> dx where v is X or Out per `uses`.
+    `also`: further inputs Paddle's grad op carries (accepted, not read).
     """
     pointwise(type, ["X"], ["Out"], lambda ops, i, a: {"Out": fwd(ops, i["X"], a)}, attrs,
               grad=None if bwd is None else lambda op: [OpDesc(
@@ -154,7 +155,7 @@ def unary(type: str, fwd: Callable, bwd: Callable | None, uses: str = "X",
                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))])
     if bwd is not None:
-        pointwise(type + "_grad", [uses, "Out@GRAD"], ["X@GRAD"],
+        pointwise(type + "_grad", [uses, "Out@GRAD", *(s + "?" for s in also)], ["X@GRAD"],
                   lambda ops, i, a: {"X@GRAD": bwd(ops, i[uses], i["Out@GRAD"], a)}, attrs)
 
 

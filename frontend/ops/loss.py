@@ -9,7 +9,8 @@ import torch
 
 from ..errors import OpError, ShapeError
 from .define import pointwise, present, same_as
-from .nn import _axis, _class_labels, _hard_pick, _log_tolerable, _with_dim
+from .nn import (_axis, _class_labels, _hard_pick, _log_tolerable, _with_dim, shifted_np,
+                 shifted_ops)
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -33,20 +34,19 @@ def _log_softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[O
     x = infos[op.input("X")[0]]
     axis = _axis(op.attrs.get("axis", -1), len(x.shape), "log_softmax")
     kept = VarInfo(_with_dim(x.shape, axis, 1), x.dtype)
-    m, shifted, e, z, logz = new_var(kept), new_var(x), new_var(x), new_var(kept), new_var(kept)
+    ops, shifted = shifted_ops(op.input("X")[0], x, axis, new_var)
+    e, z, logz = new_var(x), new_var(kept), new_var(kept)
     red = {"dim": [axis], **_RED}
-    return [OpDesc("reduce_max", {"X": op.input("X")}, {"Out": [m]}, dict(red)),
-            OpDesc("elementwise_sub", {"X": op.input("X"), "Y": [m]}, {"Out": [shifted]}, {}),
-            OpDesc("exp", {"X": [shifted]}, {"Out": [e]}, {}),
-            OpDesc("reduce_sum", {"X": [e]}, {"Out": [z]}, dict(red)),
-            OpDesc("log", {"X": [z]}, {"Out": [logz]}, {}),
-            OpDesc("elementwise_sub", {"X": [shifted], "Y": [logz]}, {"Out": op.output("Out")},
-                   {})]
+    return ops + [
+        OpDesc("exp", {"X": [shifted]}, {"Out": [e]}, {}),
+        OpDesc("reduce_sum", {"X": [e]}, {"Out": [z]}, dict(red)),
+        OpDesc("log", {"X": [z]}, {"Out": [logz]}, {}),
+        OpDesc("elementwise_sub", {"X": [shifted], "Y": [logz]}, {"Out": op.output("Out")}, {})]
 
 
 def log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
-    """log(softmax(x)) along axis, computed stably."""
-    shifted = x - x.max(axis=axis, keepdims=True)
+    """log(softmax(x)) along axis, from x - max clipped at -64 as Paddle's kernel."""
+    shifted = shifted_np(x, axis)
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 

@@ -7,8 +7,7 @@ from ..dtypes import to_numpy_dtype
 from .define import align_to, elementwise_broadcast, grad_like, pointwise, present, unary
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
-EW_ATTRS = {"axis": -1, "x_data_format": "", "y_data_format": "", "Scale_x": 1.0, "Scale_y": 1.0,
-            "Scale_out": 1.0}
+EW_ATTRS = {"axis": -1}
 
 # op -> (forward, d/dX, d/dY); partials take (ops, x, y, out, dout).
 _ELEMENTWISE = {
@@ -267,6 +266,15 @@ unary("sigmoid", lambda o, x, a: _sigmoid(o, x),
       lambda o, out, d, a: o.mul(d, o.mul(out, o.sub(_one(o, out), out))), uses="Out")
 unary("tanh", lambda o, x, a: o.tanh(x),
       lambda o, out, d, a: o.mul(d, o.sub(_one(o, out), o.mul(out, out))), uses="Out")
+def _stanh_grad(o, x, d, a):
+    t = o.tanh(o.mul(_c(o, a["scale_a"], x), x))
+    return o.mul(d, o.mul(_c(o, a["scale_a"] * a["scale_b"], x), o.sub(_one(o, x), o.mul(t, t))))
+
+
+# stanh: Paddle's scaled tanh, scale_b * tanh(scale_a * x)
+unary("stanh", lambda o, x, a: o.mul(_c(o, a["scale_b"], x),
+                                     o.tanh(o.mul(_c(o, a["scale_a"], x), x))),
+      _stanh_grad, attrs={"scale_a": 0.67, "scale_b": 1.7159})
 unary("exp", lambda o, x, a: o.exp(x), lambda o, out, d, a: o.mul(d, out), uses="Out")
 unary("log", lambda o, x, a: o.log(x), lambda o, x, d, a: o.truediv(d, x))
 unary("sqrt", lambda o, x, a: o.sqrt(x),
@@ -307,11 +315,20 @@ def _gelu_grad(o, x, d, a):
 unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False})
 unary("sign", lambda o, x, a: o.sign(x), None)
 unary("floor", lambda o, x, a: o.floor(x), None)
-pointwise("fill_zeros_like", ["X"], ["Out"], lambda o, i, a: {"Out": _zero(o, i["X"])})
+
+
+def _constant_grad(op: OpDesc) -> list[OpDesc]:
+    """Out does not depend on X's values: no gradient flows back (X's grad stays zero)."""
+    return []
+
+
+pointwise("fill_zeros_like", ["X"], ["Out"], lambda o, i, a: {"Out": _zero(o, i["X"])},
+          grad=_constant_grad)
 # X gives the shape; dtype -1 keeps X's (gradients() seeds its targets' grads with ones).
 pointwise("fill_any_like", ["X"], ["Out"],
           lambda o, i, a: {"Out": o.constant(a["value"], _fill_dtype(a, i["X"].dtype))},
-          {"value": 0.0, "dtype": -1}, out_dtype=lambda a, d: _fill_dtype(a, d))
+          {"value": 0.0, "dtype": -1}, out_dtype=lambda a, d: _fill_dtype(a, d),
+          grad=_constant_grad)
 
 
 def _fill_dtype(a, like):
@@ -332,5 +349,18 @@ for _name, _method in (("equal", "eq"), ("not_equal", "ne"), ("less_than", "lt")
               lambda o, i, a, m=_method: {"Out": getattr(o, m)(i["X"], i["Y"])},
               {"axis": -1, "force_cpu": False}, broadcast=elementwise_broadcast,
               out_dtype=lambda a, d: "bool")
+def _where_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("where_grad", {"Condition": op.input("Condition"), "X": op.input("X"),
+                                  "Y": op.input("Y"),
+                                  "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "X", "Y"), {})]
+
+
 pointwise("where", ["X", "Y", "Condition"], ["Out"],
-          lambda o, i, a: {"Out": o.where(i["Condition"], i["X"], i["Y"])})
+          lambda o, i, a: {"Out": o.where(i["Condition"], i["X"], i["Y"])}, grad=_where_grad)
+# dX = dOut where Condition, dY = dOut elsewhere (X and Y name the shapes, as in Paddle's).
+pointwise("where_grad", ["Out@GRAD", "Condition", "X?", "Y?"], ["X@GRAD?", "Y@GRAD?"],
+          lambda o, i, a: {"X@GRAD": o.where(i["Condition"], i["Out@GRAD"],
+                                             o.constant(0, i["Out@GRAD"].dtype)),
+                           "Y@GRAD": o.where(i["Condition"], o.constant(0, i["Out@GRAD"].dtype),
+                                             i["Out@GRAD"])})

@@ -50,22 +50,49 @@ def _log_tolerable(x: np.ndarray) -> np.ndarray:
 
 _EW = {"axis": -1}  # the keep_dim reductions broadcast back numpy-style
 
+# Paddle's CPU softmax kernels (softmax, log_softmax, softmax_with_cross_entropy) clip x - max
+# at -64 before exp (its ValueClip): no probability falls below exp(-64) / sum, so a label more
+# than 64 below its row's max costs a loss of 64 (plus log sum), not an overflow or the 1e20 cap.
+SOFTMAX_FLOOR = -64.0
+
+
+def shifted_np(x: np.ndarray, axis: int) -> np.ndarray:
+    """x - max(x, axis), clipped below at SOFTMAX_FLOOR as Paddle's kernels do (NaN stays NaN)."""
+    with np.errstate(invalid="ignore"):  # inf - inf: a row holding +inf is NaN
+        s = x - x.max(axis=axis, keepdims=True)
+        return np.where(s < SOFTMAX_FLOOR, x.dtype.type(SOFTMAX_FLOOR), s)
+
+
+def shifted_torch(x: torch.Tensor, axis: int) -> torch.Tensor:
+    """shifted_np on a tensor."""
+    return (x - x.amax(axis, keepdim=True)).clamp_(min=SOFTMAX_FLOOR)
+
+
+def shifted_ops(x: str, info: VarInfo, axis: int, new_var) -> tuple[list[OpDesc], str]:
+    """The ops computing shifted_np of var x (reduce_max, elementwise_sub, clip) and its var."""
+    red = {"dim": [axis], "keep_dim": True, "reduce_all": False}
+    m, d, clipped = new_var(VarInfo(_with_dim(info.shape, axis, 1), info.dtype)), new_var(info), \
+        new_var(info)
+    return [OpDesc("reduce_max", {"X": [x]}, {"Out": [m]}, red),
+            OpDesc("elementwise_sub", {"X": [x], "Y": [m]}, {"Out": [d]}, dict(_EW)),
+            OpDesc("clip", {"X": [d]}, {"Out": [clipped]}, {"min": SOFTMAX_FLOOR})], clipped
+
+
 def _softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
     axis = _axis(op.attrs.get("axis", -1), len(x.shape), "softmax")
     kept = VarInfo(_with_dim(x.shape, axis, 1), x.dtype)
     red = {"dim": [axis], "keep_dim": True, "reduce_all": False}
-    m, shifted, e, z = new_var(kept), new_var(x), new_var(x), new_var(kept)
-    return [OpDesc("reduce_max", {"X": op.input("X")}, {"Out": [m]}, dict(red)),
-            OpDesc("elementwise_sub", {"X": op.input("X"), "Y": [m]}, {"Out": [shifted]},
-                   dict(_EW)),
-            OpDesc("exp", {"X": [shifted]}, {"Out": [e]}, {}),
-            OpDesc("reduce_sum", {"X": [e]}, {"Out": [z]}, dict(red)),
-            OpDesc("elementwise_div", {"X": [e], "Y": [z]}, {"Out": op.output("Out")}, dict(_EW))]
+    ops, shifted = shifted_ops(op.input("X")[0], x, axis, new_var)
+    e, z = new_var(x), new_var(kept)
+    return ops + [
+        OpDesc("exp", {"X": [shifted]}, {"Out": [e]}, {}),
+        OpDesc("reduce_sum", {"X": [e]}, {"Out": [z]}, dict(red)),
+        OpDesc("elementwise_div", {"X": [e], "Y": [z]}, {"Out": op.output("Out")}, dict(_EW))]
 
 
 def _softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    e = np.exp(shifted_np(x, axis))
     return e / e.sum(axis=axis, keepdims=True)
 
 
@@ -102,7 +129,7 @@ def _softmax_grad_ref(ins, a):
     return {"X@GRAD": [(y * (dy - (dy * y).sum(axis=axis, keepdims=True))).astype(y.dtype)]}
 
 
-SOFTMAX_ATTRS = {"axis": -1, "data_format": "AnyLayout", "is_test": False}
+SOFTMAX_ATTRS = {"axis": -1}
 def _softmax_infer(ins, a):
     x = ins["X"][0]
     _axis(a["axis"], max(len(x.shape), 1), "softmax")
@@ -219,7 +246,7 @@ def _swce_ref(ins, a):
     x, label = np.asarray(ins["Logits"][0]), np.asarray(ins["Label"][0])
     axis = _axis(a["axis"], x.ndim, "softmax_with_cross_entropy")
     if a["use_softmax"]:
-        shifted = x - x.max(axis=axis, keepdims=True)
+        shifted = shifted_np(x, axis)
         logp = shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
         sm = np.exp(logp)
     else:  # Logits already hold probabilities
@@ -236,7 +263,7 @@ def _swce_run(ins, outs, a, rng):
     x, label = ins["Logits"][0], ins["Label"][0]
     axis = _axis(a["axis"], x.dim(), "softmax_with_cross_entropy")
     if a["use_softmax"]:
-        logp = torch.log_softmax(x, axis)
+        logp = torch.log_softmax(shifted_torch(x, axis), axis)
         torch.exp(logp, out=outs["Softmax"][0])
     else:
         logp = torch.log(x).clamp_(-1e20, 1e20)
@@ -295,8 +322,7 @@ def _swce_grad_run(ins, outs, a, rng):
         d.zero_().scatter_(axis, idx, -dloss / torch.gather(sm, axis, idx))
 
 
-SWCE_ATTRS = {"soft_label": False, "ignore_index": -100, "numeric_stable_mode": True,
-              "axis": -1, "use_softmax": True}
+SWCE_ATTRS = {"soft_label": False, "ignore_index": -100, "axis": -1, "use_softmax": True}
 _extern("softmax_with_cross_entropy", ["Logits", "Label"], ["Softmax", "Loss"], SWCE_ATTRS,
         _swce_infer, _swce_run, _swce_ref, _swce_grad, indices=_class_labels("Logits"))
 _extern("softmax_with_cross_entropy_grad", ["Label", "Softmax", "Loss@GRAD"], ["Logits@GRAD?"],
@@ -369,14 +395,16 @@ DROPOUT_ATTRS = {"dropout_prob": 0.5, "is_test": False, "fix_seed": False, "seed
 
 
 def _dropout_scales(a) -> tuple[float, float]:
-    """(train-time scale of kept elements, test-time scale of every element)."""
-    p = float(a["dropout_prob"])
+    """(train-time scale of kept elements, test-time scale of every element), computed in
+    float32 as Paddle's kernels compute them from the float32 attribute."""
+    p = np.float32(a["dropout_prob"])
+    keep = np.float32(1.0) - p
     if a["dropout_implementation"] == "upscale_in_train":
-        return (0.0 if p >= 1.0 else 1.0 / (1.0 - p)), 1.0
+        return (0.0 if p >= 1.0 else float(np.float32(1.0) / keep)), 1.0
     if a["dropout_implementation"] != "downgrade_in_infer":
         raise OpError(f"op 'dropout': unknown dropout_implementation "
                       f"{a['dropout_implementation']!r}")
-    return 1.0, 1.0 - p
+    return 1.0, float(keep)
 
 
 def _dropout_infer(ins, a):
@@ -441,10 +469,7 @@ pointwise("dropout_grad", ["Out@GRAD", "Mask"], ["X@GRAD"], _dropout_grad_expr, 
 # ---------------------------------------------------------------------------------------------
 # lookup_table (Ids end in a dim of 1) and lookup_table_v2 (they do not); padding_idx rows are 0.
 
-LOOKUP_ATTRS = {"is_sparse": False, "is_distributed": False, "padding_idx": -1,
-                "remote_prefetch": False, "trainer_id": 0, "height_sections": [], "epmap": [],
-                "table_names": [], "grad_inplace": False, "entry_config": "", "entry": "none",
-                "table_class": "none"}
+LOOKUP_ATTRS = {"padding_idx": -1}
 
 
 def _lookup_ids_shape(op: str, ids) -> tuple[int, ...]:

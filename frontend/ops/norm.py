@@ -12,12 +12,12 @@ import math
 import numpy as np
 import torch
 
+from ..dtypes import convert_dtype
 from ..errors import OpError, ShapeError
 from .define import grad_like, pointwise, present
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
-LN_ATTRS = {"epsilon": 1e-5, "begin_norm_axis": 1, "is_test": False, "use_mkldnn": False,
-            "mkldnn_data_type": "float32"}
+LN_ATTRS = {"epsilon": 1e-5, "begin_norm_axis": 1}
 
 
 def _prod(dims) -> int:
@@ -79,6 +79,10 @@ class _Emit:
         self.ops.append(OpDesc(type, {k: [v] for k, v in ins.items()}, {slot: [out]},
                                dict(attrs or {})))
         return out
+
+    def zeros(self, shape, out: str) -> str:
+        return self("fill_constant", {}, shape, {"shape": list(shape), "value": 0.0,
+                                                 "dtype": int(convert_dtype(self.dtype))}, out)
 
     def reshape(self, x: str, shape, out: str | None = None) -> str:
         return self("reshape2", {"X": x}, shape, {"shape": list(shape)}, out)
@@ -212,7 +216,7 @@ register(OpDef("layer_norm_grad", slots("X", "Scale?", "Bias?", "Mean", "Varianc
 # pointwise batch_norm_infer, as the inference rewrite wrote it before batch_norm was lowered.
 
 BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
-            "use_global_stats": False, "trainable_statistics": False, "fuse_with_relu": False}
+            "use_global_stats": False, "trainable_statistics": False}
 
 
 def _channel_axis(a, rank: int) -> int:
@@ -242,6 +246,14 @@ def _bn_infer(ins, a):
             "ReserveSpace": [VarInfo((0,), x.dtype)]}
 
 
+def _passes_through(a, shape) -> bool:
+    """Whether training-mode batch_norm normalizes one value per channel (N*H*W == 1): Paddle's
+    kernels then copy X to Y (and dY to dX), leave the running statistics as they are and give
+    zero saved statistics and Scale/Bias grads, rather than normalizing everything to 0."""
+    c = _channel_axis(a, len(shape))
+    return not _uses_global_stats(a) and math.prod(d for i, d in enumerate(shape) if i != c) == 1
+
+
 def _bn_view(x_ndim: int, axis: int) -> tuple[int, ...]:
     """The shape that broadcasts a per-channel vector against X."""
     return tuple(-1 if i == axis else 1 for i in range(x_ndim))
@@ -254,6 +266,11 @@ def _bn_ref(ins, a):
     red = tuple(i for i in range(x.ndim) if i != axis)
     view = _bn_view(x.ndim, axis)
     m = a["momentum"]
+    if _passes_through(a, x.shape):
+        st, zero = mean.dtype, np.zeros_like(mean)
+        return {"Y": [x.copy()], "MeanOut": [mean.copy()], "VarianceOut": [var.copy()],
+                "SavedMean": [zero], "SavedVariance": [zero.copy()],
+                "ReserveSpace": [np.zeros((0,), x.dtype)]}
     if _uses_global_stats(a):
         use_mean, use_var = mean, var
         mean_out, var_out = mean.copy(), var.copy()
@@ -278,6 +295,13 @@ def _bn_run(ins, outs, a, rng):
     red = [i for i in range(x.dim()) if i != axis]
     view = _bn_view(x.dim(), axis)
     m = a["momentum"]
+    if _passes_through(a, tuple(x.shape)):
+        outs["Y"][0].copy_(x)
+        outs["MeanOut"][0].copy_(mean)
+        outs["VarianceOut"][0].copy_(var)
+        outs["SavedMean"][0].zero_()
+        outs["SavedVariance"][0].zero_()
+        return
     # MeanOut/VarianceOut usually alias Mean/Variance: compute everything before writing.
     if _uses_global_stats(a):
         use_mean, use_var = mean.clone(), var.clone()
@@ -330,6 +354,9 @@ def _bn_grad_stats(ins, a):
 
 def _bn_grad_ref(ins, a):
     x, scale, dy = (np.asarray(ins[s][0]) for s in ("X", "Scale", "Y@GRAD"))
+    if _passes_through(a, x.shape):
+        return {"X@GRAD": [dy.copy()], "Scale@GRAD": [np.zeros_like(scale)],
+                "Bias@GRAD": [np.zeros_like(scale)]}
     mean, inv_std = (np.asarray(v) for v in _bn_grad_stats(ins, a))
     dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
                                       lambda t, red: t.sum(axis=red))
@@ -340,9 +367,12 @@ def _bn_grad_ref(ins, a):
 def _bn_grad_run(ins, outs, a, rng):
     """The grad on torch tensors: like _bn_run, a check of the reference, never compiled."""
     x, scale, dy = ins["X"][0], ins["Scale"][0], ins["Y@GRAD"][0]
-    mean, inv_std = _bn_grad_stats(ins, a)
-    dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
-                                      lambda t, red: t.sum(dim=red))
+    if _passes_through(a, tuple(x.shape)):
+        dx, dscale, dbias = dy, torch.zeros_like(scale), torch.zeros_like(scale)
+    else:
+        mean, inv_std = _bn_grad_stats(ins, a)
+        dx, dscale, dbias = _bn_grad_math(x, scale, mean, inv_std, dy, a,
+                                          lambda t, red: t.sum(dim=red))
     for slot, v in (("X@GRAD", dx), ("Scale@GRAD", dscale), ("Bias@GRAD", dbias)):
         if outs.get(slot):
             outs[slot][0].copy_(v)
@@ -382,6 +412,16 @@ def _bn_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     out = {s: op.output(s)[0] if present(op.output(s)) else None
            for s in ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance")}
     eps = float(a["epsilon"])
+    if _passes_through(a, shape):
+        for src, slot in ((mean, "MeanOut"), (var, "VarianceOut")):
+            if out[slot] is not None and out[slot] != src:
+                e("assign", {"X": src}, vec, out=out[slot])
+        for slot in ("SavedMean", "SavedVariance"):
+            if out[slot] is not None:
+                e.zeros(vec, out[slot])
+        if out["Y"] is not None:
+            e("assign", {"X": x}, shape, out=out["Y"])
+        return e.ops
     if _uses_global_stats(a):
         # The statistics [C] first, then Y as the one pointwise op of the inference rewrite,
         # so the activation after it joins its kernel; unread saved statistics are pruned.
@@ -439,6 +479,13 @@ def _bn_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     dx, dscale, dbias = (op.output(s)[0] if present(op.output(s)) else None
                          for s in ("X@GRAD", "Scale@GRAD", "Bias@GRAD"))
     red = {"dim": axes, "keep_dim": True}
+    if _passes_through(a, shape):
+        if dx is not None:
+            e("assign", {"X": dy}, shape, out=dx)
+        for v in (dscale, dbias):
+            if v is not None:
+                e.zeros(vec, v)
+        return e.ops
     glob = _uses_global_stats(a)
     if glob:
         if not (present(op.input("Mean")) and present(op.input("Variance"))):
@@ -505,6 +552,7 @@ register(OpDef("batch_norm", slots("X", "Scale", "Bias", "Mean", "Variance", "Mo
                BN_ATTRS, _bn_infer, "composite", reference=_bn_ref, grad=_bn_grad,
                lower=_bn_lower, run=_bn_run))
 register(OpDef("batch_norm_grad", slots("X", "Scale", "Bias?", "Mean?", "Variance?", "SavedMean",
-                                        "SavedVariance", "Y@GRAD", "ReserveSpace?"),
+                                        "SavedVariance", "Y@GRAD", "ReserveSpace?",
+                                        "MeanOut?", "VarianceOut?"),  # Paddle 3.x's grad maker
                slots("X@GRAD?", "Scale@GRAD?", "Bias@GRAD?"), BN_ATTRS, _bn_grad_infer,
                "composite", reference=_bn_grad_ref, lower=_bn_grad_lower, run=_bn_grad_run))

@@ -43,9 +43,8 @@ pointwise("momentum", ["Param", "Grad", "Velocity", "LearningRate"], ["ParamOut"
 
 
 # adam: Paddle's bias correction folds into the step size (lr_t) and epsilon.
-ADAM_ATTRS = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False,
-              "min_row_size_to_use_multithread": 1000, "multi_precision": False,
-              "use_global_beta_pow": False, "amsgrad": False}
+ADAM_ATTRS = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "multi_precision": False,
+              "use_global_beta_pow": False}
 
 
 def _adam_update(o, i, a):

@@ -65,7 +65,8 @@ def _register(kind: str) -> None:
     def reference(ins, a):
         x = np.asarray(ins["X"][0])
         out = fn(x, axis=reduce_axes(a, x.ndim), keepdims=True)
-        return {"Out": [np.ascontiguousarray(out.reshape(reduced_shape(x.shape, a))).astype(x.dtype)]}
+        # np.array, not np.ascontiguousarray: that turns a 0-d result into shape (1,)
+        return {"Out": [np.array(out.reshape(reduced_shape(x.shape, a)), x.dtype, order="C")]}
 
     def grad(op: OpDesc) -> list[OpDesc]:
         ins = {"X": op.input("X"), "Out@GRAD": [grad_name(op.output("Out")[0])]}

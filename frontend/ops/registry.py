@@ -9,6 +9,7 @@ import numpy as np
 
 from ..dtypes import VarType
 from ..errors import OpError
+from .paddle_attrs import INERT_ANY_OP, decisions
 
 GRAD_SUFFIX = "@GRAD"
 # Attributes Paddle's framework puts on any op (roles, call stacks, kernel choices), with a value
@@ -119,6 +120,9 @@ class OpDef:
     lower: Callable | None = None
     run: Callable | None = None
     stateful: bool = False  # draws random numbers: never folded or deduplicated
+    # Has an effect beyond its outputs (print writes to stdout): a run keeps it whether or not
+    # anything reads its outputs, and it is never folded, deduplicated or dropped.
+    side_effect: bool = False
     # Ops that read LoD (sequence ops): lod(in_lods, attrs, in_infos) -> {output slot: [LoD or
     # None]}, LoDs as tuples of offset levels; the pipeline lowers such ops with their inputs'
     # LoD per slot in attrs[LOD_ATTR].
@@ -136,20 +140,57 @@ class OpDef:
         names = [s.name for s in (self.outputs if output else self.inputs)]
         raise OpError(f"op '{self.type}' has no {side} slot '{name}'; its {side}s are {names}")
 
+    @property
+    def inert(self) -> dict[str, Any]:
+        """Paddle's attributes of this op that change nothing fluidc computes, with defaults."""
+        return {**INERT_ANY_OP, **decisions(self.type).inert}
+
+    @property
+    def unsupported(self) -> dict[str, Any]:
+        """Paddle's attributes of this op fluidc does not implement: only their default (the
+        value here) is accepted."""
+        return decisions(self.type).unsupported
+
+    def attr_default(self, name: str):
+        """The default of an attribute this op accepts (implemented, inert, unsupported or a
+        framework one), which also gives its type; None if the op has no such attribute."""
+        for table in (self.attrs, FRAMEWORK_TYPES, self.inert, self.unsupported):
+            if name in table:
+                return table[name]
+        return None
+
     def complete_attrs(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        """attrs with defaults filled in; an unknown attribute, or a value not of the type the
-        attribute's default has, raises an OpError naming it."""
+        """attrs with the implemented ones' defaults filled in. An unknown attribute, a value
+        not of the type of the attribute's default, or an unsupported attribute holding
+        anything but Paddle's default raises an OpError naming op, attribute and value."""
+        unsupported = self.unsupported
         for name, value in attrs.items():
-            if name in self.attrs:
-                check_attr_value(self.type, name, value, self.attrs[name])
-            elif name in FRAMEWORK_TYPES:
-                check_attr_value(self.type, name, value, FRAMEWORK_TYPES[name])
-            else:
+            default = self.attr_default(name)
+            if default is None and name not in self.attrs:
                 raise OpError(f"op '{self.type}' has no attribute {name!r}; "
                               f"its attributes are {sorted(self.attrs)}")
+            check_attr_value(self.type, name, value, default)
+            if name in unsupported and not same_value(value, unsupported[name]):
+                raise OpError(f"op '{self.type}' attribute '{name}' = {value!r:.60}: fluidc does "
+                              f"not implement it (only Paddle's default {default!r} is accepted)")
         full = {k: copy.copy(v) for k, v in self.attrs.items()}
         full.update(attrs)
         return full
+
+    def as_stored(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """attrs as Paddle's ProgramDesc stores them, so a program computes with the values
+        Paddle's would: its float attributes are float32 (FLOAT, FLOATS), so float64 programs
+        see 0.1 as float32(0.1) in Paddle too."""
+        out = dict(attrs)
+        for name, value in attrs.items():
+            default = self.attr_default(name)
+            if isinstance(default, float) and isinstance(value, (int, float, np.number)) and \
+                    not isinstance(value, (bool, np.bool_)):
+                out[name] = float(np.float32(value))
+            elif isinstance(default, list) and default and isinstance(default[0], float) and \
+                    isinstance(value, (list, tuple)):
+                out[name] = [float(np.float32(v)) for v in value]
+        return out
 
     def check_slots(self, inputs: dict[str, list[str]], outputs: dict[str, list[str]]) -> None:
         """Reject unknown slots and missing required ones, naming the op and the slot."""
@@ -183,6 +224,17 @@ def _fits(value, default) -> bool:
             return all(isinstance(v, (bool, int, float, str, np.generic)) for v in value)
         return all(_fits(v, default[0]) for v in value)
     return True  # None, blocks, nested structures: the op checks them itself
+
+
+def same_value(value, default) -> bool:
+    """Whether an attribute value is `default`: floats as float32 (a file holds them so), bools
+    as 0/1, lists item by item."""
+    if isinstance(default, (list, tuple)):
+        return isinstance(value, (list, tuple)) and len(value) == len(default) and \
+            all(same_value(v, d) for v, d in zip(value, default))
+    if isinstance(default, float) and isinstance(value, (int, float, np.number)):
+        return np.float32(value) == np.float32(default)
+    return value == default and isinstance(value, str) == isinstance(default, str)
 
 
 def check_attr_value(op_type: str, name: str, value, default) -> None:

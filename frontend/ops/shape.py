@@ -1,5 +1,5 @@
 """Shape ops: views (flatten_contiguous_range, flatten2, squeeze2, unsqueeze2), split, slice,
-gather, stack, expand_v2, fill_constant_batch_size_like, arg_max/arg_min and top_k_v2, and grads.
+strided_slice, gather, stack, expand_v2, fill_constant_batch_size_like, arg_max/arg_min and top_k_v2, and grads.
 
 Shape-like inputs Paddle accepts as tensors (StartsTensor, AxisTensor, ...) are declared so real
 programs load, but a bound one is an error: fluidc plans need shapes known before a run."""
@@ -232,8 +232,7 @@ def _slice_shape(op: str, shape, a) -> tuple[tuple[int, ...], tuple[int, ...]]:
         if full[i] not in (1, -1):
             raise ShapeError(f"op '{op}': decrease_axis {list(a['decrease_axis'])} names dim {i} "
                              f"of size {full[i]} (must be 1) slicing Input {list(shape)}")
-    out = tuple(d for i, d in enumerate(full) if i not in dec)
-    return full, out or (1,)
+    return full, tuple(d for i, d in enumerate(full) if i not in dec)
 
 
 def _slice_index(shape, a) -> tuple:
@@ -259,8 +258,9 @@ def _slice_run(ins, outs, a, rng):
 
 
 def _slice_grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("slice_grad", {"Input": op.input("Input"),
-                                  "Out@GRAD": [grad_name(op.output("Out")[0])]},
+    """<op>_grad of a slicing op (slice, strided_slice): Input and Out@GRAD -> Input@GRAD."""
+    return [OpDesc(op.type + "_grad", {"Input": op.input("Input"),
+                                       "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    grad_like(op, "Input"), dict(op.attrs))]
 
 
@@ -284,6 +284,110 @@ _define("slice", "extern", ["Input", "StartsTensor?", "EndsTensor?", "StartsTens
 _define("slice_grad", "extern", ["Input", "Out@GRAD"], ["Input@GRAD?"], SLICE_ATTRS,
         lambda ins, a: {"Input@GRAD": [VarInfo(ins["Input"][0].shape, ins["Out@GRAD"][0].dtype)]},
         _slice_grad_run, _slice_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# strided_slice: Python's slicing per axis (start, end, stride; negative strides walk backwards),
+# as Paddle's Variable.__getitem__ appends it for steps other than 1.
+
+STRIDED_SLICE_ATTRS = {**SLICE_ATTRS, "strides": []}
+_STRIDED_TENSORS = _SLICE_TENSORS + ("StridesTensor", "StridesTensorList")
+
+
+def _strided_ranges(op: str, shape, a) -> dict[int, range | None]:
+    """axis -> the positions taken along it (None where the dim is unknown)."""
+    axes, starts, ends, strides = (list(a[k]) for k in ("axes", "starts", "ends", "strides"))
+    if not len(axes) == len(starts) == len(ends) == len(strides):
+        raise ShapeError(f"op '{op}': axes {axes}, starts {starts}, ends {ends} and strides "
+                         f"{strides} differ in length")
+    ranges = {}
+    for ax, s, e, k in zip(axes, starts, ends, strides):
+        if k == 0:
+            raise ShapeError(f"op '{op}': strides {strides} hold a 0")
+        ax = _axis(ax, len(shape), op)
+        ranges[ax] = None if shape[ax] < 0 else range(shape[ax])[slice(s, e, k)]
+    return ranges
+
+
+def _strided_shape(op: str, shape, a) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the strided shape, the shape after decrease_axis)."""
+    ranges = _strided_ranges(op, shape, a)
+    full = tuple((-1 if ranges[i] is None else len(ranges[i])) if i in ranges else d
+                 for i, d in enumerate(shape))
+    dec = {_axis(d, len(shape), op) for d in a["decrease_axis"]}
+    for i in dec:
+        if full[i] not in (1, -1):
+            raise ShapeError(f"op '{op}': decrease_axis {list(a['decrease_axis'])} names dim {i} "
+                             f"of size {full[i]} (must be 1) slicing Input {list(shape)}")
+    return full, tuple(d for i, d in enumerate(full) if i not in dec)
+
+
+def _ascending(shape, a) -> tuple[tuple, list[int]]:
+    """The strided positions as ascending basic slices (torch takes no negative step), and the
+    axes whose order must then be reversed."""
+    ranges = _strided_ranges("strided_slice", shape, a)
+    index, flips = [], []
+    for i in range(len(shape)):
+        r = ranges.get(i)
+        if r is None:
+            index.append(slice(None))
+        elif r.step > 0 or not r:
+            index.append(slice(r.start, r.stop, r.step) if r else slice(0, 0))
+        else:
+            index.append(slice(r[-1], r[0] + 1, -r.step))
+            flips.append(i)
+    return tuple(index), flips
+
+
+def _strided_infer(ins, a):
+    _no_tensors("strided_slice", ins, *_STRIDED_TENSORS)
+    x = ins["Input"][0]
+    return {"Out": [VarInfo(_strided_shape("strided_slice", x.shape, a)[1], x.dtype,
+                            x.lod_level)]}
+
+
+def _strided_ref(ins, a):
+    x = np.asarray(ins["Input"][0])
+    ranges = _strided_ranges("strided_slice", x.shape, a)
+    index = tuple(slice(ranges[i].start, ranges[i].stop if ranges[i].stop >= 0 else None,
+                        ranges[i].step) if i in ranges else slice(None) for i in range(x.ndim))
+    out = _strided_shape("strided_slice", x.shape, a)[1]
+    return {"Out": [x[index].reshape(out).copy()]}
+
+
+def _strided_run(ins, outs, a, rng):
+    x, out = ins["Input"][0], outs["Out"][0]
+    index, flips = _ascending(tuple(x.shape), a)
+    part = x[index]
+    out.copy_((part.flip(flips) if flips else part).reshape(out.shape))
+
+
+def _strided_grad_ref(ins, a):
+    x = np.asarray(ins["Input"][0])
+    d = np.asarray(ins["Out@GRAD"][0])
+    dx = np.zeros(x.shape, d.dtype)
+    ranges = _strided_ranges("strided_slice_grad", x.shape, a)
+    positions = np.ix_(*[np.asarray(ranges[i], np.int64) if i in ranges else np.arange(n)
+                         for i, n in enumerate(x.shape)])
+    dx[positions] = d.reshape(_strided_shape("strided_slice_grad", x.shape, a)[0])
+    return {"Input@GRAD": [dx]}
+
+
+def _strided_grad_run(ins, outs, a, rng):
+    x, d = ins["Input"][0], ins["Out@GRAD"][0]
+    index, flips = _ascending(tuple(x.shape), a)
+    part = d.reshape(_strided_shape("strided_slice_grad", tuple(x.shape), a)[0])
+    outs["Input@GRAD"][0].zero_()[index] = part.flip(flips) if flips else part
+
+
+_define("strided_slice", "extern", ["Input", "StartsTensor?", "EndsTensor?", "StridesTensor?",
+                                    "StartsTensorList*?", "EndsTensorList*?",
+                                    "StridesTensorList*?"], ["Out"], STRIDED_SLICE_ATTRS,
+        _strided_infer, _strided_run, _strided_ref, _slice_grad)
+_define("strided_slice_grad", "extern", ["Input", "Out@GRAD"], ["Input@GRAD?"],
+        STRIDED_SLICE_ATTRS,
+        lambda ins, a: {"Input@GRAD": [VarInfo(ins["Input"][0].shape, ins["Out@GRAD"][0].dtype)]},
+        _strided_grad_run, _strided_grad_ref)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -384,7 +488,7 @@ def _stack_grad(op: OpDesc) -> list[OpDesc]:
 def _stack_grad_infer(ins, a):
     y = ins["Y@GRAD"][0]
     axis = _axis(a["axis"], len(y.shape), "stack_grad")
-    part = VarInfo(tuple(d for i, d in enumerate(y.shape) if i != axis) or (1,), y.dtype)
+    part = VarInfo(tuple(d for i, d in enumerate(y.shape) if i != axis), y.dtype)
     return {"X@GRAD": [part] * max(y.shape[axis], 0)}
 
 
@@ -405,7 +509,8 @@ _define("stack", "extern", ["X*"], ["Y"], {"axis": 0}, _stack_infer,
         lambda ins, outs, a, rng: torch.stack(ins["X"], a["axis"], out=outs["Y"][0]),
         lambda ins, a: {"Y": [np.stack([np.asarray(x) for x in ins["X"]], a["axis"])]},
         _stack_grad)
-_define("stack_grad", "composite", ["Y@GRAD"], ["X@GRAD*?"], {"axis": 0}, _stack_grad_infer,
+# Paddle's stack_grad also names the inputs X (not read: Y@GRAD has every shape).
+_define("stack_grad", "composite", ["X*?", "Y@GRAD"], ["X@GRAD*?"], {"axis": 0}, _stack_grad_infer,
         reference=_stack_grad_ref, lower=_stack_grad_lower)
 
 
@@ -547,7 +652,7 @@ def _register_arg(op: str, np_fn, torch_fn) -> None:
 _register_arg("arg_max", np.argmax, torch.argmax)
 _register_arg("arg_min", np.argmin, torch.argmin)
 
-TOPK_ATTRS = {"k": 1, "axis": -1, "largest": True, "sorted": True}
+TOPK_ATTRS = {"k": 1, "axis": -1, "largest": True}
 
 
 def _topk_infer(ins, a):

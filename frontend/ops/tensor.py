@@ -9,7 +9,7 @@ import math
 import numpy as np
 import torch
 
-from ..dtypes import convert_dtype, to_numpy_dtype
+from ..dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..errors import OpError, ShapeError
 from .define import as_shape, broadcast_shape, grad_like, present
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
@@ -34,6 +34,15 @@ def _numel(shape) -> int:
 
 def _filled_infer(ins, a):
     return {"Out": [VarInfo(as_shape(a["shape"]), convert_dtype(a["dtype"]))]}
+
+
+def fill_constant_attrs(shape, dtype, value) -> dict:
+    """fill_constant's attributes for `value`, as Paddle writes them: `value` is a float32
+    attribute, so `str_value` carries the exact value (a float64, an int64)."""
+    dtype = convert_dtype(dtype)
+    exact = str(int(value)) if dtype_name(dtype).startswith(("int", "uint")) else str(float(value))
+    return {"shape": [int(d) for d in shape], "dtype": int(dtype), "value": float(value),
+            "str_value": exact}
 
 
 def fill_value(a):
@@ -97,13 +106,49 @@ def _gaussian_ref(ins, a):
     return {"Out": [_np_rng(a).normal(a["mean"], a["std"], shape).astype(dtype)]}
 
 
+def _truncated_bounds(a) -> tuple[float, float]:
+    """The normal CDF at Paddle's cutoffs a and b (values, not multiples of std)."""
+    lo, hi = ((v - a["mean"]) / (a["std"] * math.sqrt(2)) for v in (a["a"], a["b"]))
+    return 0.5 * (1 + math.erf(lo)), 0.5 * (1 + math.erf(hi))
+
+
+def _truncated_run(ins, outs, a, rng):
+    """Inverse-CDF sampling, as Paddle's kernel: u uniform in [FLT_MIN, 1) mapped into
+    [cdf(a), cdf(b)], through the normal quantile, clamped to [a, b]."""
+    lo, hi = _truncated_bounds(a)
+
+    def fill(t, g):
+        u = torch.empty(t.shape, dtype=torch.float64, device=t.device)
+        u.uniform_(float(np.finfo(np.float32).tiny), 1.0, generator=g)
+        p = lo + (hi - lo) * u
+        t.copy_((torch.special.erfinv(2 * p - 1) * (math.sqrt(2) * a["std"]) + a["mean"])
+                .clamp_(a["a"], a["b"]))
+    _draw(outs["Out"][0], a, rng, fill)
+
+
+def _truncated_ref(ins, a):
+    """The same distribution by rejection: normal draws outside [a, b] are drawn again."""
+    shape, dtype = as_shape(a["shape"]), to_numpy_dtype(a["dtype"])
+    gen = _np_rng(a)
+    out = gen.normal(a["mean"], a["std"], shape)
+    bad = (out < a["a"]) | (out > a["b"])
+    while bad.any():
+        out[bad] = gen.normal(a["mean"], a["std"], int(bad.sum()))
+        bad = (out < a["a"]) | (out > a["b"])
+    return {"Out": [out.astype(dtype)]}
+
+
 _define("uniform_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
-        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5, "diag_num": 0,
-         "diag_step": 0, "diag_val": 1.0}, _filled_infer, _uniform_run, _uniform_ref,
+        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5}, _filled_infer, _uniform_run, _uniform_ref,
         stateful=True)
 _define("gaussian_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
         {"shape": [], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": 5},
         _filled_infer, _gaussian_run, _gaussian_ref, stateful=True)
+# Paddle 3.x: a and b are the cutoff values themselves (default [-2, 2]); its initializer
+# TruncatedNormal(mean, std) keeps those defaults, whatever std is.
+_define("truncated_gaussian_random", "extern", [], ["Out"],
+        {"shape": [], "mean": 0.0, "std": 1.0, "seed": 0, "a": -2.0, "b": 2.0, "dtype": 5},
+        _filled_infer, _truncated_run, _truncated_ref, stateful=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,8 +354,7 @@ _define("concat_grad", "extern", ["X*", "Out@GRAD"], ["X@GRAD*?"], CONCAT_ATTRS,
 # ---------------------------------------------------------------------------------------------
 # mul: X flattened to 2-D at x_num_col_dims, Y at y_num_col_dims, then a matrix product.
 
-MUL_ATTRS = {"x_num_col_dims": 1, "y_num_col_dims": 1, "scale_x": 1.0, "scale_y": [1.0],
-             "scale_out": 1.0, "force_fp32_output": False}
+MUL_ATTRS = {"x_num_col_dims": 1, "y_num_col_dims": 1}
 
 
 def _flat(shape, n: int) -> tuple[int, int]:
@@ -421,7 +465,8 @@ _define("mul_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], MU
 # ---------------------------------------------------------------------------------------------
 # matmul (1.x: transpose_X/transpose_Y/alpha) and matmul_v2 (2.x: trans_x/trans_y).
 # Both broadcast batch dims numpy-style; a 1-D X is a row vector, a 1-D Y a column vector, and
-# their unit dims are dropped from Out (an all-dropped result is [1]).
+# their unit dims are dropped from Out (an all-dropped result is 0-d for matmul_v2, as in Paddle
+# 3.x, and [1] for 1.x's matmul).
 
 def _mm_flags(a) -> tuple[bool, bool, float]:
     if "trans_x" in a:
@@ -445,7 +490,7 @@ def _mm_shapes(op: str, xs, ys, tx: bool, ty: bool):
                          f"(transpose X={tx}, Y={ty}: {x2[-1]} vs {y2[-2]})")
     batch = broadcast_shape(x2[:-2], y2[:-2], op)
     out = batch + ((x2[-2],) if len(xs) > 1 else ()) + ((y2[-1],) if len(ys) > 1 else ())
-    return out or (1,)
+    return out or ((1,) if op == "matmul" else ())
 
 
 def _matmul_infer_fn(op: str):
@@ -520,9 +565,9 @@ def _matmul_grad_run(ins, outs, a, rng):
 
 def _matmul_ref(ins, a):
     x, y = np.asarray(ins["X"][0]), np.asarray(ins["Y"][0])
-    out = np.asarray(_matmul_fwd(x, y, a), dtype=x.dtype)
-    return {"Out": [np.ascontiguousarray(out).reshape(
-        _mm_shapes("matmul", x.shape, y.shape, *_mm_flags(a)[:2]))]}
+    out = np.array(_matmul_fwd(x, y, a), dtype=x.dtype, order="C")
+    op = "matmul_v2" if "trans_x" in a else "matmul"
+    return {"Out": [out.reshape(_mm_shapes(op, x.shape, y.shape, *_mm_flags(a)[:2]))]}
 
 
 def _matmul_run(ins, outs, a, rng):
@@ -536,10 +581,7 @@ def _matmul_run(ins, outs, a, rng):
         out.mul_(alpha)
 
 
-MATMUL_ATTRS = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0, "head_number": 1,
-                "force_fp32_output": False, "fused_reshape_X": [], "fused_reshape_Y": [],
-                "fused_transpose_X": [], "fused_transpose_Y": [], "fused_reshape_Out": [],
-                "fused_transpose_Out": []}
+MATMUL_ATTRS = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0}
 MATMUL_V2_ATTRS = {"trans_x": False, "trans_y": False}
 for _type, _attrs in (("matmul", MATMUL_ATTRS), ("matmul_v2", MATMUL_V2_ATTRS)):
     _define(_type, "extern", ["X", "Y"], ["Out"], _attrs, _matmul_infer_fn(_type), _matmul_run,
@@ -551,7 +593,8 @@ for _type, _attrs in (("matmul", MATMUL_ATTRS), ("matmul_v2", MATMUL_V2_ATTRS)):
 # ---------------------------------------------------------------------------------------------
 # assign_value: a constant tensor written into the program; feed/fetch: the executor's own ops.
 
-_VALUE_KEYS = ("fp32_values", "fp64_values", "int32_values", "int64_values", "bool_values")
+# Paddle 3.x writes `values` (scalars of any kind); older Paddle one list per dtype.
+_VALUE_KEYS = ("values", "fp32_values", "fp64_values", "int32_values", "int64_values", "bool_values")
 
 
 def _assign_value_ref(ins, a):

@@ -37,25 +37,29 @@ for (int64_t i0 = 0; i0 < 4; ++i0) {
         }
         red1 = (float)(nan ? (float)NAN : acc);
     }
-    float red4;
+    float red10;
     {
         double acc = 0;
         #pragma omp simd reduction(+:acc)
         for (int64_t i1 = 0; i1 < 1024; ++i1) {
             const float t0 = b0[i0*1024 + i1];
             const float t2 = (float)(t0 - red1);
-            const float t3 = expf(t2);
-            b1[i0*1024 + i1] = t3;
-            acc = acc + (double)t3;
+            const uint8_t t5 = (uint8_t)(t2 < ((-0x1.0000000000000p+6f)));
+            const uint8_t t6 = (uint8_t)(t2 > (((float)INFINITY)));
+            const float t7 = (t6 ? (float)(((float)INFINITY)) : (float)t2);
+            const float t8 = (t5 ? (float)((-0x1.0000000000000p+6f)) : (float)t7);
+            const float t9 = expf(t8);
+            b1[i0*1024 + i1] = t9;
+            acc = acc + (double)t9;
         }
-        red4 = (float)acc;
+        red10 = (float)acc;
     }
-    const float rinv4 = (float)1 / red4;
+    const float rinv10 = (float)1 / red10;
     #pragma omp simd
     for (int64_t i1 = 0; i1 < 1024; ++i1) {
-        const float t3 = b1[i0*1024 + i1];
-        const float t5 = (t3 * rinv4);
-        b1[i0*1024 + i1] = t5;
+        const float t9 = b1[i0*1024 + i1];
+        const float t11 = (t9 * rinv10);
+        b1[i0*1024 + i1] = t11;
     }
 }
 }

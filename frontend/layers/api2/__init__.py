@@ -1,12 +1,15 @@
 """The 2.x tensor functions (paddle.matmul, paddle.add, ...) over the same ops."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...dtypes import convert_dtype
 from ...framework import Variable
 from .. import activation as _activation
 from .. import nn as _nn
 from .. import tensor as _tensor
-from ..helper import LayerHelper
+from ..helper import (FLOAT_DTYPES, LayerHelper, append_unary, check_dtype, check_type,
+                      check_variable_and_dtype)
 from ..nn import _binary
 
 
@@ -107,6 +110,28 @@ def zeros(shape, dtype="float32", name=None):
     return _tensor.fill_constant(shape, dtype, 0.0, name=name)
 
 
+def _random_shape(shape, layer: str) -> list:
+    check_type(shape, "shape", (list, tuple), layer)
+    for i, d in enumerate(shape):
+        check_type(d, f"shape[{i}]", (int, np.integer), layer)
+    return list(shape)
+
+
+def rand(shape, dtype=None, name=None):
+    """paddle.rand: uniform draws in [0, 1) (uniform_random); dtype None is float32."""
+    dtype = "float32" if dtype is None else dtype
+    check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "rand")
+    return _tensor.uniform_random(_random_shape(shape, "rand"), dtype, 0.0, 1.0, name=name)
+
+
+def randn(shape, dtype=None, name=None):
+    """paddle.randn: standard normal draws (gaussian_random); dtype None is float32."""
+    dtype = "float32" if dtype is None else dtype
+    check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "randn")
+    return _tensor.gaussian_random(_random_shape(shape, "randn"), 0.0, 1.0, dtype=dtype,
+                                   name=name)
+
+
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     """scale * x + bias."""
     return _nn.scale(x, scale, bias, bias_after_scale, act, name)
@@ -137,3 +162,27 @@ def cumsum(x, axis=None, dtype=None, name=None):
     if dtype is not None and convert_dtype(dtype) != x.dtype:
         x = _tensor.cast(x, dtype)
     return _activation.cumsum(x, axis, name=name)
+
+
+def stanh(x, scale_a: float = 0.67, scale_b: float = 1.7159, name=None):
+    """scale_b * tanh(scale_a * x)."""
+    return append_unary("stanh", x, name, scale_a=float(scale_a), scale_b=float(scale_b))
+
+
+def add_n(inputs, name=None):
+    """The elementwise sum of a Variable or a list of them (Paddle's `sum` op)."""
+    inputs = [inputs] if isinstance(inputs, Variable) else list(inputs)
+    for i, x in enumerate(inputs):
+        check_variable_and_dtype(x, f"inputs[{i}]", FLOAT_DTYPES + ("int32", "int64"), "add_n")
+    helper = LayerHelper("sum", name=name)
+    out = helper.create_variable_for_type_inference(inputs[0].dtype)
+    helper.append_op("sum", inputs={"X": inputs}, outputs={"Out": [out]})
+    return out
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    """paddle.uniform: draws from U(min, max) (uniform_random); dtype None is float32."""
+    dtype = "float32" if dtype is None else dtype
+    check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "uniform")
+    return _tensor.uniform_random(_random_shape(shape, "uniform"), dtype, min, max, seed,
+                                  name=name)

@@ -9,7 +9,7 @@ from .. import activation as _act
 from .. import conv as _conv
 from .. import nn as _nn
 from .. import tensor as _tensor
-from ..helper import LayerHelper
+from ..helper import LayerHelper, check_type, check_variable_and_dtype, static_inplace
 from . import _reduce, add, multiply, reshape, subtract
 
 # The activations whose 2.x signature is the 1.x one.
@@ -86,7 +86,11 @@ def _as_dtype(x, dtype):
 
 def softmax(x, axis: int = -1, dtype=None, name=None):
     """exp(x) / sum(exp(x)) along axis (x cast to dtype first when given)."""
+    check_type(x, "x", Variable, "softmax")
     return _nn.softmax(_as_dtype(x, dtype), axis=axis, name=name)
+
+
+softmax_ = static_inplace(softmax, "softmax")
 
 
 def log_softmax(x, axis: int = -1, dtype=None, name=None):
@@ -233,6 +237,8 @@ def _dropout_along(x, p: float, axis, training: bool, mode: str):
 def mse_loss(input, label, reduction="mean", name=None):
     """(input - label)^2, reduced."""
     _check_reduction(reduction, "mse_loss")
+    check_variable_and_dtype(input, "input", ("float32", "float64"), "mse_loss")
+    check_variable_and_dtype(label, "label", ("float32", "float64"), "mse_loss")
     return _reduced(_nn.square(subtract(input, label)), reduction)
 
 

@@ -128,6 +128,15 @@ LogSoftmax = _activation("LogSoftmax", F.log_softmax, "log(softmax) along axis."
 ELU = _activation("ELU", F.elu, "x or alpha * (exp(x) - 1).", alpha=1.0)
 Softplus = _activation("Softplus", F.softplus, "log(1 + exp(beta x)) / beta.", beta=1.0,
                        threshold=20.0)
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, "max(0, min(1, x / 6 + 0.5)).")
+Hardswish = _activation("Hardswish", F.hardswish, "x * relu6(x + 3) / 6.")
+Silu = _activation("Silu", F.silu, "x * sigmoid(x).")
+Swish = _activation("Swish", F.swish, "x * sigmoid(x).")
+LogSigmoid = _activation("LogSigmoid", F.log_sigmoid, "log(sigmoid(x)).")
+Softsign = _activation("Softsign", F.softsign, "x / (1 + |x|).")
+SELU = _activation("SELU", F.selu, "scale * (x or alpha * (exp(x) - 1)).",
+                   scale=1.0507009873554804934193349852946,
+                   alpha=1.6732632423543772848170429916717)
 
 
 class Linear(Layer):
@@ -330,6 +339,7 @@ class L1Loss(Layer):
 
 
 __all__ = ["Layer", "Sequential", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "LeakyReLU",
-           "Softmax", "LogSoftmax", "ELU", "Softplus", "Linear", "Conv2D", "MaxPool2D",
+           "Softmax", "LogSoftmax", "ELU", "Softplus", "Hardsigmoid", "Hardswish", "Silu",
+           "Swish", "LogSigmoid", "Softsign", "SELU", "Linear", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "Embedding",
            "Dropout", "Flatten", "CrossEntropyLoss", "MSELoss", "L1Loss"]

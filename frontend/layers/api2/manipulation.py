@@ -1,0 +1,60 @@
+"""The 2.x tensor-manipulation layers: paddle.split, paddle.t, paddle.moveaxis, paddle.reshape_."""
+from __future__ import annotations
+
+from ...framework import Variable
+from .. import conv as _conv
+from .. import nn as _nn
+from ..helper import (ALL_DTYPES, ShapeAssertionError, check_variable_and_dtype,
+                      static_inplace)
+
+
+def split(x: Variable, num_or_sections, axis: int = 0, name: str | None = None) -> list[Variable]:
+    """paddle.split: x cut along axis into num equal parts or parts of the given sizes (one may
+    be -1); fluid.layers.split with the 2.x argument names and default axis."""
+    return _conv.split(x, num_or_sections, dim=axis, name=name)
+
+
+def t(input: Variable, name: str | None = None) -> Variable:
+    """paddle.t: a 2-D tensor transposed (transpose2 with axis [1, 0]); 0-D and 1-D ones are
+    returned as they are, as Paddle's."""
+    if isinstance(input, Variable) and len(input.shape) > 2:
+        raise ValueError(f"paddle.t takes tensors of at most 2 dims; '{input.name}' has shape "
+                         f"{list(input.shape)} (paddle.transpose permutes any rank)")
+    check_variable_and_dtype(input, "input", ("float16", "bfloat16", "float32", "float64",
+                                              "int32", "int64"), "t")
+    return input if len(input.shape) <= 1 else _nn.transpose(input, [1, 0], name=name)
+
+
+def _axes(axes, what: str, ndim: int) -> list[int]:
+    """source/destination as non-negative ints (Paddle asserts they are ints in range)."""
+    for a in axes:
+        if not isinstance(a, int):
+            raise ShapeAssertionError(f"moveaxis: each element of '{what}' must be an int, got "
+                                      f"{a!r}")
+        if not -ndim <= a < ndim:
+            raise ShapeAssertionError(f"moveaxis: '{what}' {a} is outside [-{ndim}, {ndim})")
+    return [a % ndim for a in axes]
+
+
+def moveaxis(x: Variable, source, destination, name: str | None = None) -> Variable:
+    """x with its axes `source` moved to positions `destination`, the others keeping their
+    order (numpy.moveaxis): one transpose2."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise ShapeAssertionError(f"moveaxis: 'source' {src} and 'destination' {dst} must have "
+                                  f"the same length")
+    if len(set(src)) != len(src):
+        raise ValueError(f"moveaxis: each element of 'source' must be unique, got {src}")
+    if len(set(dst)) != len(dst):
+        raise ValueError(f"moveaxis: each element of 'destination' must be unique, got {dst}")
+    check_variable_and_dtype(x, "x", ALL_DTYPES, "moveaxis")
+    ndim = len(x.shape)
+    src, dst = _axes(src, "source", ndim), _axes(dst, "destination", ndim)
+    rest = iter([a for a in range(ndim) if a not in src])
+    moved = dict(zip(dst, src))
+    perm = [moved[i] if i in moved else next(rest) for i in range(ndim)]
+    return _nn.transpose(x, perm, name=name)
+
+
+reshape_ = static_inplace(_nn.reshape, "reshape")

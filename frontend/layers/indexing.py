@@ -1,0 +1,100 @@
+"""Variable.__getitem__: basic indexing of static Variables (ints, slices with steps, None,
+Ellipsis), appended as Paddle appends it: one slice op (strided_slice when a step is not 1) whose
+decrease_axis drops the int-indexed dims, then unsqueeze2 for the None axes."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import unique_name
+from ..framework import Variable
+from .conv import unsqueeze
+
+# Paddle's bounds for an open slice end: "to the end" (or, stepping back, "to the front").
+MAX_INTEGER = 2 ** 31 - 1
+MIN_INTEGER = -(2 ** 31)
+
+
+def _expand_ellipsis(x: Variable, items: list) -> list:
+    """items with the Ellipsis replaced by as many full slices as dims it stands for."""
+    count = sum(1 for it in items if it is Ellipsis)
+    if count > 1:
+        raise IndexError(f"an index of '{x.name}' can only have a single ellipsis ('...')")
+    if not count:
+        return items
+    at = items.index(Ellipsis)
+    used = len(items) - 1 - items.count(None)
+    return items[:at] + [slice(None)] * (len(x.shape) - used) + items[at + 1:]
+
+
+def _bounds(item: slice, size: int) -> tuple[int, int, int]:
+    """(start, end, step) of a slice as Paddle writes them into the op's attributes."""
+    step = 1 if item.step is None else item.step
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    start = item.start if item.start is not None else (0 if step > 0 else MAX_INTEGER)
+    end = item.stop if item.stop is not None else (MAX_INTEGER if step > 0 else MIN_INTEGER)
+    if size >= 0 and end >= size:
+        end = MAX_INTEGER if step > 0 else size
+    return start, end, step
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _check_item(x: Variable, item) -> None:
+    bounds = (item.start, item.stop, item.step) if isinstance(item, slice) else (item,)
+    if not all(v is None or _is_int(v) for v in bounds) or item is None:
+        raise IndexError(f"indexing Variable '{x.name}' with {item!r}: fluidc takes ints, "
+                         f"slices of ints, None and Ellipsis (no tensor, list or bool indices)")
+
+
+def getitem(x: Variable, index) -> Variable:
+    """x[index] for ints, slices (any step), None and Ellipsis, as Paddle's static indexing."""
+    items = list(index) if isinstance(index, tuple) else [index]
+    items = _expand_ellipsis(x, items)
+    none_axes, kept = [], []
+    for i, item in enumerate(items):
+        if item is None:
+            none_axes.append(i)
+        else:
+            kept.append(item)
+    if len(kept) > len(x.shape):
+        raise IndexError(f"too many indices for Variable '{x.name}' of shape {list(x.shape)}: "
+                         f"{len(kept)} given")
+    axes, starts, ends, steps, decrease = [], [], [], [], []
+    for dim, item in enumerate(kept):
+        _check_item(x, item)
+        size = x.shape[dim]
+        if _is_int(item):
+            item = int(item)
+            if size >= 0 and not -size <= item < size:
+                raise IndexError(f"index {item} is out of range for dim {dim} of Variable "
+                                 f"'{x.name}' with size {size}")
+            start, end, step = item, (item + 1 if item != -1 else MAX_INTEGER), 1
+            decrease.append(dim)
+        elif item == slice(None):
+            continue
+        else:
+            start, end, step = _bounds(slice(*(None if v is None else int(v) for v in (
+                item.start, item.stop, item.step))), size)
+        axes.append(dim)
+        starts.append(start)
+        ends.append(end)
+        steps.append(step)
+    out = x
+    if axes:
+        strided = any(s != 1 for s in steps)
+        op_type = "strided_slice" if strided else "slice"
+        block = x.block.program.current_block()
+        out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{x.name}_{op_type}"),
+                               dtype=x.dtype)
+        attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": decrease,
+                 "infer_flags": [1] * len(axes)}
+        if strided:
+            attrs["strides"] = steps
+        block.append_op(op_type, inputs={"Input": [x]}, outputs={"Out": [out]}, attrs=attrs)
+    if none_axes:
+        # as Paddle: a None's place in the index, less the int-indexed dims before it
+        out = unsqueeze(out, [a - sum(1 for d in decrease if d < a) for a in none_axes])
+    return out

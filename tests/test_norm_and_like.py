@@ -1,0 +1,87 @@
+"""paddle.norm (p_norm / frobenius_norm, as Paddle's static graph appends them) against numpy,
+their gradients against finite differences; paddle.split, zeros_like/ones_like/full_like and the
+dtype constants."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fluidc as paddle
+
+X = np.random.default_rng(0).normal(size=(2, 3, 4))
+CASES = [  # (norm kwargs, op type, numpy reference)
+    ({}, "p_norm", lambda x: np.sqrt((x ** 2).sum())),
+    ({"p": 2, "axis": 1, "keepdim": True}, "p_norm",
+     lambda x: np.linalg.norm(x, axis=1, keepdims=True)),
+    ({"p": "fro", "axis": -1}, "p_norm", lambda x: np.linalg.norm(x, axis=-1)),
+    ({"p": 1, "axis": 2}, "p_norm", lambda x: np.abs(x).sum(axis=2)),
+    ({"p": 3, "axis": 0}, "p_norm", lambda x: (np.abs(x) ** 3).sum(axis=0) ** (1 / 3)),
+    ({"p": float("inf"), "axis": 1}, "p_norm", lambda x: np.abs(x).max(axis=1)),
+    ({"p": -float("inf"), "axis": 1}, "p_norm", lambda x: np.abs(x).min(axis=1)),
+    ({"p": 0, "axis": 2}, "p_norm", lambda x: (x != 0).sum(axis=2).astype(x.dtype)),
+    ({"p": "fro", "axis": [0, 2]}, "frobenius_norm", lambda x: np.sqrt((x ** 2).sum(axis=(0, 2)))),
+]
+
+
+def _norm_program(kwargs):
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", list(X.shape), "float64")
+        x.stop_gradient = False
+        out = paddle.norm(x, **kwargs)
+        w = paddle.static.data("w", list(out.shape), "float64")
+        loss = paddle.sum(out * w)
+        (grad,) = paddle.static.gradients(loss, x)
+    return main, out, loss, grad
+
+
+@pytest.mark.parametrize("kwargs,op_type,reference", CASES)
+def test_norm_values_and_gradient(kwargs, op_type, reference):
+    main, out, loss, grad = _norm_program(kwargs)
+    assert main.global_block().ops[0].type == op_type
+    want = reference(X)
+    assert tuple(out.shape) == want.shape
+    w = np.random.default_rng(1).normal(size=want.shape)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    got, got_grad = exe.run(main, feed={"x": X, "w": w}, fetch_list=[out, grad])
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    numeric = np.zeros_like(X)
+    for i in np.ndindex(X.shape):
+        values = []
+        for sign in (1, -1):
+            x = X.copy()
+            x[i] += sign * 1e-6
+            values.append(float(exe.run(main, feed={"x": x, "w": w}, fetch_list=[loss])[0]))
+        numeric[i] = (values[0] - values[1]) / 2e-6
+    np.testing.assert_allclose(got_grad, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_norm_rejects_what_it_does_not_compute():
+    with paddle.static.program_guard(paddle.static.Program()):
+        x = paddle.static.data("x", [2, 3], "float32")
+        with pytest.raises(paddle.frontend.errors.FluidcError, match="spectral|not supported"):
+            paddle.norm(x, p=2, axis=[0, 1])
+        with pytest.raises(paddle.frontend.errors.FluidcError, match="'nuc'"):
+            paddle.norm(x, p="nuc")
+
+
+def test_split_like_and_dtype_constants():
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        x = paddle.static.data("x", [4, 6], paddle.float64)
+        parts = paddle.split(x, [1, -1, 2], axis=1)
+        halves = paddle.split(x, 2)
+        likes = [paddle.zeros_like(x), paddle.ones_like(x, dtype=paddle.int32),
+                 paddle.full_like(x, 2.5, dtype="float32")]
+    assert x.dtype == paddle.float64 and likes[1].dtype == paddle.int32
+    assert [paddle.bool, paddle.uint8, paddle.int8, paddle.int16, paddle.int64,
+            paddle.float16] == [paddle.VarType.BOOL, paddle.VarType.UINT8, paddle.VarType.INT8,
+                                paddle.VarType.INT16, paddle.VarType.INT64, paddle.VarType.FP16]
+    xv = np.arange(24.0).reshape(4, 6)
+    got = paddle.static.Executor(paddle.CPUPlace()).run(
+        main, feed={"x": xv}, fetch_list=parts + halves + likes)
+    for g, w in zip(got[:5], np.split(xv, [1, 4], axis=1) + np.split(xv, 2)):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[5], np.zeros((4, 6)))
+    assert got[6].dtype == np.int32 and (got[6] == 1).all()
+    assert got[7].dtype == np.float32 and (got[7] == 2.5).all()
