@@ -148,7 +148,8 @@ def _record_role_var(block: Block, param: str, grad: str) -> None:
 def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
                 inputs: list[str] | None) -> set:
     """Var versions on a path from a differentiable source to a target: the named inputs, or
-    (inputs None) every leaf that is not stop_gradient."""
+    (inputs None) every leaf that is not stop_gradient. A var made by ops that read nothing
+    (uniform_random, fill_constant) counts as a leaf, as in Paddle."""
     on_path = set(targets)
     for t in targets:
         on_path |= nx.ancestors(g, t)
@@ -163,7 +164,7 @@ def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
         producers = list(g.predecessors(node))
         if sources is not None and name in sources:
             needs.add(node)
-        elif not producers:
+        elif all(g.in_degree(p) == 0 for p in producers):
             if sources is None and not block.var(name).stop_gradient:
                 needs.add(node)
         elif any(v in needs for p in producers for v in g.predecessors(p)):

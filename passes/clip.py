@@ -9,7 +9,6 @@ import copy
 from ..frontend import unique_name
 from ..frontend.framework import Parameter, default_main_program
 from ..frontend.ops.tensor import fill_constant_attrs
-from .regularizer import f32
 
 
 class ClipGradBase:
@@ -56,7 +55,7 @@ class ClipGradByValue(ClipGradBase):
         for _, g in params_grads:
             new = _tmp(g.block, unique_name.generate("clip"), g)
             g.block.append_op("clip", {"X": [g]}, {"Out": [new]},
-                              {"min": f32(self.min), "max": f32(self.max)})
+                              {"min": float(self.min), "max": float(self.max)})
             out.append(new)
         return out
 
@@ -75,7 +74,7 @@ class ClipGradByNorm(ClipGradBase):
         for _, g in params_grads:
             new = _tmp(g.block, unique_name.generate("clip_by_norm"), g)
             g.block.append_op("clip_by_norm", {"X": [g]}, {"Out": [new]},
-                              {"max_norm": f32(self.clip_norm)})
+                              {"max_norm": float(self.clip_norm)})
             out.append(new)
         return out
 

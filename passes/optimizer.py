@@ -13,7 +13,7 @@ from ..frontend.framework import (OpRole, Parameter, Variable, default_main_prog
 from .backward import append_backward
 from .clip import ClipGradBase, append_gradient_clip_ops
 from .lr_scheduler import LRScheduler
-from .regularizer import L2Decay, append_regularization_ops, as_regularizer, f32
+from .regularizer import L2Decay, append_regularization_ops, as_regularizer
 
 
 class OptimizerArgumentError(FluidcError, ValueError, AssertionError):
@@ -120,7 +120,7 @@ class Optimizer:
         block = param.block
         out = block.create_var(name=unique_name.generate("learning_rate_scaled"), shape=lr.shape,
                                dtype=lr.dtype, stop_gradient=True)
-        block.append_op("scale", {"X": [lr]}, {"Out": [out]}, {"scale": f32(scale)})
+        block.append_op("scale", {"X": [lr]}, {"Out": [out]}, {"scale": float(scale)})
         return out
 
     # -- the public surface -----------------------------------------------------------------
@@ -226,10 +226,10 @@ class Momentum(Optimizer):
         return block.append_op(
             "momentum", {"Param": [param], "Grad": [grad], "Velocity": [v], "LearningRate": [lr]},
             {"ParamOut": [param], "VelocityOut": [v]},
-            {"mu": f32(self._momentum), "use_nesterov": self._use_nesterov,
+            {"mu": float(self._momentum), "use_nesterov": self._use_nesterov,
              "regularization_method": "l2_decay" if l2 is not None else "",
-             "regularization_coeff": f32(l2._coeff) if l2 is not None else 0.0,
-             "rescale_grad": f32(self._rescale_grad)})
+             "regularization_coeff": float(l2._coeff) if l2 is not None else 0.0,
+             "rescale_grad": float(self._rescale_grad)})
 
 
 class Adam(Optimizer):
@@ -269,12 +269,12 @@ class Adam(Optimizer):
                "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]}
         outs = {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2],
                 "Beta1PowOut": [b1], "Beta2PowOut": [b2]}
-        attrs = {"epsilon": f32(self._epsilon)}
+        attrs = {"epsilon": float(self._epsilon)}
         for k, beta in (("1", self._beta1), ("2", self._beta2)):
             if isinstance(beta, Variable):
                 ins[f"Beta{k}Tensor"] = [beta]
             else:
-                attrs[f"beta{k}"] = f32(beta)
+                attrs[f"beta{k}"] = float(beta)
         return ins, outs, attrs
 
     @staticmethod
@@ -314,7 +314,7 @@ class AdamW(Adam):
     def _extra_attrs(self, param) -> dict:
         decay = self._apply_decay_param_fun is None or bool(self._apply_decay_param_fun(param.name))
         ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
-        return {"coeff": f32(self._coeff), "with_decay": decay, "lr_ratio": f32(ratio)}
+        return {"coeff": float(self._coeff), "with_decay": decay, "lr_ratio": float(ratio)}
 
 
 class Adagrad(Optimizer):
@@ -336,7 +336,7 @@ class Adagrad(Optimizer):
         m = self._add_accumulator(self._moment_acc_str, param, self._initial)
         return block.append_op(
             "adagrad", {"Param": [param], "Grad": [grad], "Moment": [m], "LearningRate": [lr]},
-            {"ParamOut": [param], "MomentOut": [m]}, {"epsilon": f32(self._epsilon)})
+            {"ParamOut": [param], "MomentOut": [m]}, {"epsilon": float(self._epsilon)})
 
 
 class RMSProp(Optimizer):
@@ -367,8 +367,8 @@ class RMSProp(Optimizer):
                         "MeanGrad": [mg], "LearningRate": [lr]},
             {"ParamOut": [param], "MomentOut": [mom], "MeanSquareOut": [ms],
              "MeanGradOut": [mg]},
-            {"epsilon": f32(self._epsilon), "decay": f32(self._rho),
-             "momentum": f32(self._momentum), "centered": self._centered})
+            {"epsilon": float(self._epsilon), "decay": float(self._rho),
+             "momentum": float(self._momentum), "centered": self._centered})
 
 
 class Adamax(Optimizer):
@@ -399,8 +399,8 @@ class Adamax(Optimizer):
             "adamax", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment": [m],
                        "InfNorm": [u], "Beta1Pow": [b1]},
             {"ParamOut": [param], "MomentOut": [m], "InfNormOut": [u]},
-            {"beta1": f32(self._beta1), "beta2": f32(self._beta2),
-             "epsilon": f32(self._epsilon)})
+            {"beta1": float(self._beta1), "beta2": float(self._beta2),
+             "epsilon": float(self._epsilon)})
 
     def _finish_update(self, params_grads) -> None:
         for p, _ in params_grads:
@@ -408,7 +408,7 @@ class Adamax(Optimizer):
                 continue
             b1 = self._accumulators[self._beta1_pow_acc_str][p.name]
             p.block.append_op("scale", {"X": [b1]}, {"Out": [b1]},
-                              {"scale": f32(self._beta1), "bias": 0.0, "bias_after_scale": True})
+                              {"scale": float(self._beta1), "bias": 0.0, "bias_after_scale": True})
 
 
 class Lamb(Optimizer):
@@ -446,8 +446,8 @@ class Lamb(Optimizer):
                      "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]},
             {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2], "Beta1PowOut": [b1],
              "Beta2PowOut": [b2]},
-            {"beta1": f32(self._beta1), "beta2": f32(self._beta2), "epsilon": f32(self._epsilon),
-             "weight_decay": f32(decay), "always_adapt": self._always_adapt})
+            {"beta1": float(self._beta1), "beta2": float(self._beta2), "epsilon": float(self._epsilon),
+             "weight_decay": float(decay), "always_adapt": self._always_adapt})
 
 
 # Fluid 1.x names.

@@ -19,6 +19,7 @@ from .index_checks import index_checks, insert_index_checks
 from .inplace import write_in_place
 from .lower import lower_ops
 from .prune import needed_inputs, prune_ops
+from .shape_inputs import fold_shape_inputs
 from .scheduler import Arena, SchedulerGraph, plan_arena, step_accesses
 from .views import alias_views
 from .strategy import BuildStrategy
@@ -102,15 +103,20 @@ def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dic
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
                   state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
                   row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None,
-                  target: str = "c") -> LoweredProgram:
+                  target: str = "c", shape_values: dict[str, np.ndarray] | None = None
+                  ) -> LoweredProgram:
     """Run the passes over the global block for one feed signature and fetch list, for the
-    `target` backend ('c' or 'triton')."""
+    `target` backend ('c' or 'triton'); shape_values are the fed values of the vars read by
+    shape inputs (shape_input_names), which the plan is then specific to."""
     strategy = strategy or BuildStrategy()
     marked = getattr(program, "_memory_optimize", None)  # fluid.memory_optimize(program, ...)
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
     persistable = {n for n, v in block.vars.items() if v.persistable}
     ops = prune_ops(ops, feed_infos, fetches, keep=persistable, run=True)
+    folded = fold_shape_inputs(ops, shape_values or {})
+    if folded is not ops:  # the fill_constants that only gave shapes go
+        ops = prune_ops(folded, feed_infos, fetches, keep=persistable, run=True)
     ops, origin, final = version_writes(ops, persistable | set(feed_infos))
     fetches = [final.get(n, n) for n in fetches]
     lods: dict[str, tuple] = {}

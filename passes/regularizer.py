@@ -3,15 +3,8 @@ L1) added to the gradient by an in-place `sum`. The parameter's own regularizer 
 wins over the optimizer's."""
 from __future__ import annotations
 
-import numpy as np
-
 from ..frontend import unique_name
 from ..frontend.framework import Parameter, Variable
-
-
-def f32(value: float) -> float:
-    """`value` as the float32 Paddle stores a float attribute as."""
-    return float(np.float32(value))
 
 
 class WeightDecayRegularizer:
@@ -35,7 +28,7 @@ class L2Decay(WeightDecayRegularizer):
 
     def __call__(self, param, grad, block):
         decay = self._term(block, param)
-        block.append_op("scale", {"X": [param]}, {"Out": [decay]}, {"scale": f32(self._coeff)})
+        block.append_op("scale", {"X": [param]}, {"Out": [decay]}, {"scale": float(self._coeff)})
         return decay
 
     def __str__(self) -> str:
@@ -49,7 +42,7 @@ class L1Decay(WeightDecayRegularizer):
         sign = self._term(block, param)
         block.append_op("sign", {"X": [param]}, {"Out": [sign]})
         decay = self._term(block, param)
-        block.append_op("scale", {"X": [sign]}, {"Out": [decay]}, {"scale": f32(self._coeff)})
+        block.append_op("scale", {"X": [sign]}, {"Out": [decay]}, {"scale": float(self._coeff)})
         return decay
 
     def __str__(self) -> str:

@@ -16,6 +16,7 @@ from ..frontend.errors import FeedError, FetchError
 from ..frontend.framework import Operator, Program, Variable, default_main_program
 from ..frontend.ops import VarInfo
 from ..passes.pipeline import lower_program
+from ..passes.shape_inputs import shape_input_names
 from ..passes.prune import prune_program
 from ..passes.strategy import BuildStrategy
 from .place import CUDAPlace, expected_place
@@ -49,6 +50,9 @@ class Executor:
         self._pruned_programs: OrderedDict[tuple, Program] = OrderedDict()  # use_prune's copies
         self._program_keys: dict[int, dict[tuple, None]] = {}  # program serial -> its plan keys
         self._finalizers: dict[int, weakref.finalize] = {}  # program serial -> its finalizer
+        # Program fingerprint -> the fed vars whose values shape its plans (reshape2's Shape
+        # input): only such programs are listed, so other runs never look their feeds' values up.
+        self._shape_feeds: dict[tuple, list[str]] = {}
         # An executor dropped without close() takes its programs' finalizers with it.
         weakref.finalize(self, _detach_all, self._finalizers).atexit = False
 
@@ -57,6 +61,7 @@ class Executor:
         with _build_lock:
             _detach_all(self._finalizers)
             self._program_keys.clear()
+            self._shape_feeds.clear()
             self._pruned_programs.clear()
             plans = list(self._plans.values())
             self._plans.clear()
@@ -112,9 +117,20 @@ class Executor:
                 break
         key = (program.fingerprint, tuple([(n, a.shape, a.dtype) for n, a in arrays.items()]),
                tuple(fetch_names), id(strategy) if strategy is not None else None, lods)
+        shaping = self._shape_feeds.get(program.fingerprint) if self._shape_feeds else None
+        if shaping:
+            key += (_values_key(arrays, shaping),)
         plan = self._plans.get(key)
+        if plan is None and shaping is None:
+            shaping = [n for n in shape_input_names([op.desc for op in program.global_block().ops])
+                       if n in arrays]
+            if shaping:  # first seen: its plans are per value of those feeds
+                self._shape_feeds[program.fingerprint] = shaping
+                key += (_values_key(arrays, shaping),)
+                plan = self._plans.get(key)
         if plan is None:
-            plan = self._plan(key, program, arrays, fetch_names, scope, strategy, lods)
+            plan = self._plan(key, program, arrays, fetch_names, scope, strategy, lods,
+                              {n: arrays[n] for n in shaping or ()})
         elif plan is not self._mru:
             self._touch(key, plan)
         if plan.locks:  # it writes persistables: one run at a time per scope
@@ -184,13 +200,14 @@ class Executor:
         self._mru = plan
 
     def _plan(self, key: tuple, program: Program, arrays: dict, fetches: list[str], scope: Scope,
-              strategy, lods):
+              strategy, lods, shape_values: dict[str, np.ndarray]):
         """Build the plan of `key` (once, whichever threads ask), drop the least recently used
         beyond _MAX_PLANS, and have the program's plans dropped when it is collected."""
         with _build_lock:
             plan = self._plans.get(key)
             if plan is None:
-                plan = self._build(program, arrays, fetches, scope, strategy, dict(lods or ()))
+                plan = self._build(program, arrays, fetches, scope, strategy, dict(lods or ()),
+                                   shape_values)
                 plan.strategy = strategy  # its id is in the key: keep it from being reused
                 serial = key[0][0]
                 self._plans[key] = plan
@@ -211,7 +228,8 @@ class Executor:
             return plan
 
     def _build(self, program: Program, arrays: dict[str, np.ndarray], fetches: list[str],
-               scope: Scope, strategy: BuildStrategy | None, lods: dict | None = None):
+               scope: Scope, strategy: BuildStrategy | None, lods: dict | None = None,
+               shape_values: dict[str, np.ndarray] | None = None):
         block = program.global_block()
         feed_infos = {}
         for name, arr in arrays.items():
@@ -253,7 +271,8 @@ class Executor:
                 state_infos[name] = v.info()
         triton = isinstance(self.place, CUDAPlace)
         lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
-                                feed_lods=lods, target="triton" if triton else "c")
+                                feed_lods=lods, target="triton" if triton else "c",
+                                shape_values=shape_values)
         if triton:  # Triton kernels, on the GPU or its interpreter
             return Plan(lowered, program.random_seed, generate=generate_triton,
                         device=triton_device(self.place.device_id))
@@ -384,6 +403,11 @@ def _detach_all(finalizers: dict) -> None:
     finalizers.clear()
 
 
+def _values_key(arrays: dict[str, np.ndarray], names: list[str]) -> tuple:
+    """The values of the feeds that shape a plan (tiny int vectors), as part of its key."""
+    return tuple(arrays[n].tobytes() if n in arrays else None for n in names)
+
+
 def _forget_program(executor_ref, serial: int) -> None:
     """A program was collected: drop its plans from the executor (atomic dict operations only:
     this runs wherever the collector happens to run)."""
@@ -391,6 +415,8 @@ def _forget_program(executor_ref, serial: int) -> None:
     if exe is None:
         return
     exe._finalizers.pop(serial, None)
+    for fingerprint in [f for f in list(exe._shape_feeds) if f[0] == serial]:
+        exe._shape_feeds.pop(fingerprint, None)
     keys = exe._program_keys.pop(serial, None)
     exe._mru = None
     for key in list(keys or ()):

@@ -488,6 +488,10 @@ def static_load_inference_model(path_prefix: str, executor, **kwargs) -> list:
     """paddle.static.load_inference_model: a path prefix, a 1.x directory (model_filename=...),
     or, with path_prefix None, the bytes of serialize_program/serialize_persistables passed as
     model_filename and params_filename."""
+    unknown = sorted(set(kwargs) - {"model_filename", "params_filename"})
+    if unknown:  # Paddle refuses them with a ValueError, not Python's TypeError
+        raise ValueError(f"load_inference_model: unsupported argument(s) {unknown}; only "
+                         f"model_filename and params_filename are supported")
     if path_prefix is None:
         model = kwargs.get("model_filename")
         if not isinstance(model, (bytes, bytearray)):
@@ -496,6 +500,9 @@ def static_load_inference_model(path_prefix: str, executor, **kwargs) -> list:
                              "persistables' bytes (serialize_persistables)")
         return load_inference_model_from_bytes(bytes(model), kwargs.get("params_filename"),
                                                executor)
+    if not isinstance(path_prefix, str):
+        raise ValueError(f"load_inference_model: path_prefix must be a str, got "
+                         f"{type(path_prefix).__name__}")
     if kwargs or os.path.isdir(resolve_dir(path_prefix)):  # the 1.x way: a directory
         folder = resolve_dir(path_prefix)
         return load_inference_model(path_prefix, executor,

@@ -35,8 +35,10 @@ _FIELD = {INT: "i", FLOAT: "f", STRING: "s", INTS: "ints", FLOATS: "floats", STR
           LONGS: "longs", FLOAT64S: "float64s", VAR: "var_name", VARS: "vars_name",
           FLOAT64: "float64"}
 # Attributes whose Paddle type the Python value alone does not tell (int64 lists, doubles).
+# (Empty lists above all: Paddle reads an attribute only with the type its op declares.)
 _KNOWN_TYPES = {"shape": LONGS, "int64_values": LONGS, "fp64_values": FLOAT64S,
-                "op_callstack": STRINGS, "op_role_var": STRINGS}
+                "op_callstack": STRINGS, "op_role_var": STRINGS,
+                "epmap": STRINGS, "table_names": STRINGS, "height_sections": LONGS}
 _INT32 = range(-2**31, 2**31)
 _TENSOR_FIELD = {VarType.LOD_TENSOR: "lod_tensor", VarType.LOD_TENSOR_ARRAY: "tensor_array"}
 

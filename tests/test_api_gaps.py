@@ -215,9 +215,9 @@ def test_program_fixed_int_variables_as_axis_and_shape():
 
 def test_run_time_int_variables_are_refused_by_name():
     x = paddle.static.data("x", [2, 3], "float32")
-    fed = paddle.static.data("shape", [2], "int32")
-    with pytest.raises(TypeError, match="'shape' of reshape is the Variable 'shape'.*runs"):
-        paddle.reshape(x, fed)
+    fed = paddle.static.data("axis", [1], "int32")  # reshape takes fed shapes (Shape input)
+    with pytest.raises(TypeError, match="'axis' of concat is the Variable 'axis'.*runs"):
+        paddle.concat([x, x], axis=fed)
     with pytest.raises(TypeError, match="'axis' in concat.*float32"):
         paddle.concat([x, x], axis=paddle.full([1], 1, "float32"))
     with pytest.raises(TypeError, match="must hold one value"):

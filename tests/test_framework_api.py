@@ -120,6 +120,23 @@ def test_append_backward_grads_match_finite_differences():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-8)
 
 
+def test_append_backward_reaches_a_var_made_from_nothing():
+    # A var an input-less op makes (uniform_random, fill_constant) is a leaf for backward: with
+    # stop_gradient False it gets a grad, as in Paddle; left True (the default) it gets none.
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = paddle.rand([2, 3], "float64")
+        x.stop_gradient = False
+        c = paddle.full([2, 3], 2.0, "float64")
+        loss = paddle.sum(paddle.tanh(x) * c)
+        paddle.static.append_backward(loss)
+    block = main.global_block()
+    assert not block.has_var(c.name + "@GRAD")
+    xv, dx = _run(main, {}, [x, block.var(x.name + "@GRAD")])
+    want = _numeric_grad(lambda v: float(np.sum(np.tanh(v) * 2.0)), xv)
+    np.testing.assert_allclose(dx, want, rtol=1e-6)
+
+
 # -- Program ------------------------------------------------------------------------------------
 
 def _mlp():

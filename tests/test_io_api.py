@@ -103,6 +103,10 @@ def test_static_inference_model_and_multiple_feeds(tmp_path):
     assert len(fluid.load(prefix)) == 2  # fc_0.w_0, fc_0.b_0 only
     with pytest.raises(ValueError, match="directory"):
         fluid.static.save_inference_model(str(tmp_path), [a], [s], exe, program=main)
+    with pytest.raises(ValueError, match="must be a str"):
+        fluid.static.load_inference_model([prefix], exe)
+    with pytest.raises(ValueError, match="pserver_endpoints"):
+        fluid.static.load_inference_model(prefix, exe, pserver_endpoints=None)
 
 
 def test_static_save_load_and_state_dict(tmp_path):

@@ -44,6 +44,22 @@ def test_softmax_grad(lower):
     check_grad("softmax", {"X": RNG.standard_normal((2, 3, 2))}, {"axis": 1}, ["X"], lower=lower)
 
 
+@pytest.mark.parametrize("op,value", [("softmax", 1.0), ("log_softmax", 0.0)])
+@pytest.mark.parametrize("x", [0.3, -7.0, np.inf, np.nan])
+def test_softmax_of_0d_is_constant(op, value, x):
+    # Paddle's kernels fill a 0-D output (softmax 1, log_softmax 0) whatever x holds.
+    from fluidc.frontend.ops import loss  # noqa: F401  (registers log_softmax)
+    x = np.array(x, np.float32)
+    d = get_op_def(op)
+    assert infer(op, {"X": [((), 5)]})["Out"][0].shape == ()
+    assert d.reference({"X": [x]}, d.complete_attrs({}))["Out"][0] == value
+    fwd, env = make_fwd(op, {"X": x}, {})
+    got = run_ops([fwd], env)["out_Out"]
+    assert got.shape == () and got == value
+    check_grad(op, {"X": np.array(0.4)}, {}, ["X"], lower=True)
+    check_grad(op, {"X": np.array(0.4)}, {}, ["X"], lower=False)
+
+
 # --- cross_entropy ---
 
 def test_cross_entropy_infer():

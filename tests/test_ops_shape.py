@@ -269,3 +269,63 @@ def test_shape_ops_program_with_backward():
     for g, w, n in zip(got, want, fetch):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=n)
     assert np.abs(got[1]).sum() > 0
+
+
+# --- reshape2's shape inputs (Shape, ShapeTensor) ----------------------------------------------
+
+def _fed_reshape(shape_arg):
+    """x [2, 3, 4] reshaped to a target given through `shape_arg(data vars)`, with x's grad."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [2, 3, 4], "float64")
+        x.stop_gradient = False
+        out = fluid.reshape(x, shape_arg())
+        loss = fluid.layers.reduce_sum(out * out)
+        append_backward(loss)
+    return main, out, main.global_block().var(x.name + "@GRAD")
+
+
+def test_reshape_to_a_fed_shape_plans_per_value():
+    main, out, dx = _fed_reshape(lambda: fluid.data("s", [3], "int32"))
+    op = next(o for o in main.global_block().ops if o.type == "reshape2")
+    assert op.input("Shape") == ["s"] and tuple(out.shape) == (-1, -1, -1)
+    exe = fluid.Executor(fluid.CPUPlace())
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    for target in ([4, 3, 2], [6, -1, 2], [4, 3, 2], [0, 12, 1]):
+        got, g = exe.run(main, feed={"x": x, "s": np.array(target, np.int32)},
+                         fetch_list=[out, dx])
+        np.testing.assert_array_equal(got, x.reshape([2 if d == 0 else d for d in target]))
+        np.testing.assert_array_equal(g, 2 * x)  # d sum(out^2) / dx, whatever the target
+    assert len(exe._plans) == 3  # one plan per distinct target, the repeat a cache hit
+    with pytest.raises(ShapeError, match="reshape"):
+        exe.run(main, feed={"x": x, "s": np.array([5, 5, 1], np.int32)}, fetch_list=[out])
+
+
+def test_reshape_to_a_list_with_a_fed_dim_and_the_reference():
+    main, out, _ = _fed_reshape(lambda: [fluid.data("d", [1], "int64"), -1, 3])
+    op = next(o for o in main.global_block().ops if o.type == "reshape2")
+    assert len(op.input("ShapeTensor")) == 3 and op.attr("shape") == [-1, -1, 3]
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4)
+    got = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x": x, "d": np.array([4], np.int64)}, fetch_list=[out])[0]
+    np.testing.assert_array_equal(got, x.reshape(4, 2, 3))
+    d = get_op_def("reshape2")
+    ref = d.reference({"X": [x], "ShapeTensor": [np.array([2]), np.array([12]), np.array([1])]},
+                      d.complete_attrs({"shape": [-1, -1, 3]}))["Out"][0]
+    np.testing.assert_array_equal(ref, x.reshape(2, 12, 1))
+
+
+def test_reshape_to_a_computed_shape_names_the_var():
+    main, out, _ = _fed_reshape(lambda: fluid.layers.cast(fluid.data("f", [3], "float32"),
+                                                          "int32"))
+    with pytest.raises(OpError, match="must be fed"):
+        fluid.Executor(fluid.CPUPlace()).run(
+            main, feed={"x": np.zeros((2, 3, 4)), "f": np.array([4, 3, 2], np.float32)},
+            fetch_list=[out])
+
+
+def test_ordinary_programs_never_read_feed_values_for_plans():
+    main, out, _ = _fed_reshape(lambda: [4, 6])
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(main, feed={"x": np.zeros((2, 3, 4))}, fetch_list=[out])
+    assert exe._shape_feeds == {}

@@ -70,16 +70,24 @@ def constant_ints(var: Variable, arg: str, layer: str) -> list[int]:
     fixed shape and value (paddle.full). fluidc plans need such values before a run, so a
     Variable computed or fed at run time is an ArgumentTypeError naming the argument."""
     check_dtype(var.dtype, arg, ("int32", "int64"), layer)
-    writers = [op for b in var.block.program.blocks for op in b.ops
-               if var.name in op.output_arg_names]
-    op = writers[0] if len(writers) == 1 else None
-    if op is None or op.type != "fill_constant" or op.desc.input_arg_names or var.persistable:
+    values = fixed_ints(var)
+    if values is None:
         raise ArgumentTypeError(
             f"'{arg}' of {layer} is the Variable '{var.name}', whose value is only known when "
             f"the program runs; fluidc needs it when the program is built: pass an int (list), "
             f"or a Variable made by paddle.full / fill_constant")
-    count = int(np.prod(op.attr("shape")))
-    return [int(fill_value(op.desc.attrs))] * count
+    return values
+
+
+def fixed_ints(var: Variable) -> list[int] | None:
+    """The int values the program fixes for var (written once, by a fill_constant of fixed
+    shape and value, as paddle.full makes it), or None when only a run gives them."""
+    writers = [op for b in var.block.program.blocks for op in b.ops
+               if var.name in op.output_arg_names]
+    op = writers[0] if len(writers) == 1 else None
+    if op is None or op.type != "fill_constant" or op.desc.input_arg_names or var.persistable:
+        return None
+    return [int(fill_value(op.desc.attrs))] * int(np.prod(op.attr("shape")))
 
 
 def one_constant_int(var: Variable, arg: str, layer: str) -> int:

@@ -9,9 +9,10 @@ from ..framework import Variable
 from ..initializer import Constant
 from ..param_attr import ParamAttr
 from .helper import (ALL_DTYPES, FLOAT_DTYPES, REAL_DTYPES, LayerHelper, ShapeAssertionError,
-                     append_unary, check_type, check_variable_and_dtype, constant_ints,
+                     append_unary, check_dtype, check_type, check_variable_and_dtype, fixed_ints,
                      one_constant_int)
 from .loss import _hard_label_cross_entropy
+from .tensor import fill_constant
 
 
 def _binary(op_type: str, x: Variable, y: Variable, axis: int = -1, act: str | None = None,
@@ -230,21 +231,56 @@ def _check_target(x: Variable, shape) -> None:
                                        f"'{x.name}' has shape {list(x.shape)})")
 
 
+def _shape_var(var: Variable, arg: str) -> Variable:
+    """A Variable giving reshape's whole target: a 1-D int tensor, kept out of gradients."""
+    check_dtype(var.dtype, arg, ("int32", "int64"), "reshape")
+    if len(var.shape) != 1:
+        raise ShapeError(f"reshape: '{arg}' must be a 1-D int tensor, but '{var.name}' has "
+                         f"shape {list(var.shape)}")
+    var.stop_gradient = True
+    return var
+
+
+def _dim_var(d, i: int) -> Variable:
+    """One dim of a reshape target given as a list holding run-time Variables: a Variable of
+    one int (a plain int becomes a fill_constant, as Paddle writes it)."""
+    if not isinstance(d, Variable):
+        check_type(d, f"shape[{i}]", (int, np.integer), "reshape")
+        return fill_constant([1], "int32", int(d))
+    check_dtype(d.dtype, f"shape[{i}]", ("int32", "int64"), "reshape")
+    if -1 not in d.shape and int(np.prod(d.shape)) != 1:
+        raise ShapeError(f"reshape: shape[{i}] must hold one value, but '{d.name}' has shape "
+                         f"{list(d.shape)}")
+    d.stop_gradient = True
+    return d
+
+
 def reshape(x, shape, actual_shape=None, act=None, inplace: bool = False, name=None):
     """x with a new shape (0 copies a dim, -1 is inferred)."""
     check_variable_and_dtype(x, "x", ALL_DTYPES, "reshape")
     check_type(shape, "shape", (list, tuple, Variable), "reshape")
+    inputs = {"X": [x]}
+    if isinstance(actual_shape, Variable):  # 1.x: it overrides `shape` when the program runs
+        inputs["Shape"] = [_shape_var(actual_shape, "actual_shape")]
     if isinstance(shape, Variable):
-        shape = constant_ints(shape, "shape", "reshape")
+        fixed = fixed_ints(_shape_var(shape, "shape"))
+        if fixed is None:  # fed or computed: the Shape input, folded when the plan is built
+            inputs["Shape"], shape = [shape], []
+        else:
+            shape = fixed
+    elif any(isinstance(d, Variable) and fixed_ints(d) is None for d in shape):
+        inputs["ShapeTensor"] = [_dim_var(d, i) for i, d in enumerate(shape)]
+        shape = [-1 if isinstance(d, Variable) else d for d in shape]
     shape = [one_constant_int(d, f"shape[{i}]", "reshape") if isinstance(d, Variable) else d
              for i, d in enumerate(shape)]
     for i, d in enumerate(shape):
         check_type(d, f"shape[{i}]", (int, np.integer), "reshape")
-    _check_target(x, shape)
+    if len(inputs) == 1:
+        _check_target(x, shape)
     helper = LayerHelper("reshape2", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
-    helper.append_op("reshape2", inputs={"X": [x]}, outputs={"Out": [out], "XShape": [xshape]},
+    helper.append_op("reshape2", inputs=inputs, outputs={"Out": [out], "XShape": [xshape]},
                      attrs={"shape": [int(d) for d in shape]})
     return helper.append_activation(out, act)
 

@@ -9,8 +9,8 @@ import torch
 
 from ..errors import OpError, ShapeError
 from .define import pointwise, present, same_as
-from .nn import (_axis, _class_labels, _hard_pick, _log_tolerable, _with_dim, shifted_np,
-                 shifted_ops)
+from .nn import (_axis, _class_labels, _hard_pick, _log_tolerable, _with_dim, fill_like,
+                 shifted_np, shifted_ops)
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -32,6 +32,8 @@ _RED = {"keep_dim": True, "reduce_all": False}
 
 def _log_softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
+    if not x.shape:
+        return fill_like(op.input("X"), op.output("Out"), 0.0)
     axis = _axis(op.attrs.get("axis", -1), len(x.shape), "log_softmax")
     kept = VarInfo(_with_dim(x.shape, axis, 1), x.dtype)
     ops, shifted = shifted_ops(op.input("X")[0], x, axis, new_var)
@@ -46,13 +48,16 @@ def _log_softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[O
 
 def log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
     """log(softmax(x)) along axis, from x - max clipped at -64 as Paddle's kernel."""
+    if x.ndim == 0:
+        return np.zeros_like(x)
     shifted = shifted_np(x, axis)
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
 
 def _log_softmax_ref(ins, a):
     x = np.asarray(ins["X"][0])
-    return {"Out": [log_softmax_np(x, _axis(a["axis"], x.ndim, "log_softmax")).astype(x.dtype)]}
+    axis = _axis(a["axis"], max(x.ndim, 1), "log_softmax")
+    return {"Out": [log_softmax_np(x, axis).astype(x.dtype)]}
 
 
 def _log_softmax_grad(op: OpDesc) -> list[OpDesc]:
@@ -66,6 +71,8 @@ def _log_softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> l
         return []
     out, dout = op.input("Out"), op.input("Out@GRAD")
     y = infos[out[0]]
+    if not y.shape:
+        return fill_like(out, op.output("X@GRAD"), 0.0)
     axis = _axis(op.attrs.get("axis", -1), len(y.shape), "log_softmax_grad")
     s, p, prod = new_var(VarInfo(_with_dim(y.shape, axis, 1), y.dtype)), new_var(y), new_var(y)
     return [OpDesc("reduce_sum", {"X": dout}, {"Out": [s]}, {"dim": [axis], **_RED}),
@@ -76,7 +83,9 @@ def _log_softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> l
 
 def _log_softmax_grad_ref(ins, a):
     y, dy = np.asarray(ins["Out"][0]), np.asarray(ins["Out@GRAD"][0])
-    axis = _axis(a["axis"], y.ndim, "log_softmax_grad")
+    axis = _axis(a["axis"], max(y.ndim, 1), "log_softmax_grad")
+    if y.ndim == 0:
+        return {"X@GRAD": [np.zeros_like(y)]}
     return {"X@GRAD": [(dy - np.exp(y) * dy.sum(axis=axis, keepdims=True)).astype(y.dtype)]}
 
 

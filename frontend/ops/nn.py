@@ -78,8 +78,16 @@ def shifted_ops(x: str, info: VarInfo, axis: int, new_var) -> tuple[list[OpDesc]
             OpDesc("clip", {"X": [d]}, {"Out": [clipped]}, {"min": SOFTMAX_FLOOR})], clipped
 
 
+def fill_like(like: list[str], out: list[str], value: float) -> list[OpDesc]:
+    """Out = value in the shape and dtype of `like`: what Paddle's softmax-family kernels give
+    for a 0-D input (softmax 1, log_softmax 0, their grads 0), NaN or not."""
+    return [OpDesc("fill_any_like", {"X": like}, {"Out": out}, {"value": value, "dtype": -1})]
+
+
 def _softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
+    if not x.shape:
+        return fill_like(op.input("X"), op.output("Out"), 1.0)
     axis = _axis(op.attrs.get("axis", -1), len(x.shape), "softmax")
     kept = VarInfo(_with_dim(x.shape, axis, 1), x.dtype)
     red = {"dim": [axis], "keep_dim": True, "reduce_all": False}
@@ -92,13 +100,15 @@ def _softmax_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
 
 
 def _softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.ndim == 0:
+        return np.ones_like(x)
     e = np.exp(shifted_np(x, axis))
     return e / e.sum(axis=axis, keepdims=True)
 
 
 def _softmax_ref(ins, a):
     x = np.asarray(ins["X"][0])
-    return {"Out": [_softmax_np(x, _axis(a["axis"], x.ndim, "softmax")).astype(x.dtype)]}
+    return {"Out": [_softmax_np(x, _axis(a["axis"], max(x.ndim, 1), "softmax")).astype(x.dtype)]}
 
 
 def _softmax_grad(op: OpDesc) -> list[OpDesc]:
@@ -113,6 +123,8 @@ def _softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
         return []
     out, dout = op.input("Out"), op.input("Out@GRAD")
     y = infos[out[0]]
+    if not y.shape:
+        return fill_like(out, op.output("X@GRAD"), 0.0)
     axis = _axis(op.attrs.get("axis", -1), len(y.shape), "softmax_grad")
     prod, s, diff = new_var(y), new_var(VarInfo(_with_dim(y.shape, axis, 1), y.dtype)), new_var(y)
     return [OpDesc("elementwise_mul", {"X": dout, "Y": out}, {"Out": [prod]}, dict(_EW)),
@@ -125,7 +137,9 @@ def _softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
 
 def _softmax_grad_ref(ins, a):
     y, dy = np.asarray(ins["Out"][0]), np.asarray(ins["Out@GRAD"][0])
-    axis = _axis(a["axis"], y.ndim, "softmax_grad")
+    axis = _axis(a["axis"], max(y.ndim, 1), "softmax_grad")
+    if y.ndim == 0:
+        return {"X@GRAD": [np.zeros_like(y)]}
     return {"X@GRAD": [(y * (dy - (dy * y).sum(axis=axis, keepdims=True))).astype(y.dtype)]}
 
 
@@ -529,9 +543,12 @@ def _register_lookup(op: str) -> None:
         _lookup_rows(w, ids, _lookup_pad(a, w.shape[0]), outs["Out"][0].view(-1, w.shape[1]))
 
     def grad(fwd: OpDesc) -> list[OpDesc]:
+        # fluidc's W@GRAD is a dense tensor: the grad op says so (is_sparse False), or Paddle,
+        # running a saved program, would write SelectedRows into it
         return [OpDesc(op + "_grad", {"W": fwd.input("W"), "Ids": fwd.input("Ids"),
                                       "Out@GRAD": [grad_name(fwd.output("Out")[0])]},
-                       {"W@GRAD": [grad_name(fwd.input("W")[0])]}, dict(fwd.attrs))]
+                       {"W@GRAD": [grad_name(fwd.input("W")[0])]},
+                       {**fwd.attrs, "is_sparse": False})]
 
     def grad_ref(ins, a):
         w, ids = np.asarray(ins["W"][0]), np.asarray(ins["Ids"][0]).astype(np.int64).reshape(-1)

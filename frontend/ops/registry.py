@@ -130,6 +130,11 @@ class OpDef:
     # Ops that read indices: indices(in_shapes, attrs) -> {input slot: IndexBound}, given each
     # input slot's shapes; every run checks the values (passes/index_checks.py).
     indices: Callable | None = None
+    # Ops taking a shape from the values of small int inputs (reshape2's Shape, ShapeTensor):
+    # those slots, and fold(attrs, {slot: [int arrays]}) -> attrs with the values in. The
+    # pipeline folds fed or constant values in before shape inference (passes/shape_inputs.py).
+    shape_inputs: tuple[str, ...] = ()
+    fold: Callable | None = None
 
     def slot(self, name: str, output: bool = False) -> Slot:
         """The named slot, or an OpError naming the op."""

@@ -16,9 +16,9 @@ from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
 def _define(type, kind, inputs, outputs, attrs, infer, run, reference, grad=None,
-            stateful=False):
+            stateful=False, **more):
     register(OpDef(type, slots(*inputs), slots(*outputs), attrs, infer, kind,
-                   reference=reference, grad=grad, run=run, stateful=stateful))
+                   reference=reference, grad=grad, run=run, stateful=stateful, **more))
 
 
 def _known(shape) -> bool:
@@ -185,14 +185,40 @@ def reshape_target(x_shape, target, op: str = "reshape2") -> tuple[int, ...]:
     return tuple(out)
 
 
+def _reshape_fold(a, values):
+    """reshape2's target as Paddle picks it: ShapeTensor (one 1-value tensor per dim) over Shape
+    (one 1-D tensor) over the attribute."""
+    if values.get("ShapeTensor"):
+        dims = [np.asarray(v).reshape(-1) for v in values["ShapeTensor"]]
+        if any(d.size != 1 for d in dims):
+            raise ShapeError(f"op 'reshape2': each ShapeTensor must hold one value, got sizes "
+                             f"{[d.size for d in dims]}")
+        return {**a, "shape": [int(d[0]) for d in dims]}
+    if values.get("Shape"):
+        return {**a, "shape": [int(d) for d in np.asarray(values["Shape"][0]).reshape(-1)]}
+    return a
+
+
 def _reshape_infer(ins, a):
     x = ins["X"][0]
-    return {"Out": [VarInfo(reshape_target(x.shape, a["shape"]), x.dtype, x.lod_level)],
+    # With shape inputs the dims are known when the program runs (the pipeline folds them).
+    if ins.get("ShapeTensor"):
+        out = (-1,) * len(ins["ShapeTensor"])
+    elif ins.get("Shape"):
+        given = tuple(ins["Shape"][0].shape)
+        if len(given) != 1 or given[0] < 0:
+            raise ShapeError(f"op 'reshape2': the Shape input must be 1-D of known length, got "
+                             f"shape {list(given)}")
+        out = (-1,) * given[0]
+    else:
+        out = reshape_target(x.shape, a["shape"])
+    return {"Out": [VarInfo(out, x.dtype, x.lod_level)],
             "XShape": [VarInfo((0,) + tuple(x.shape), x.dtype, x.lod_level)]}
 
 
 def _reshape_ref(ins, a):
     x = np.asarray(ins["X"][0])
+    a = _reshape_fold(a, ins)
     return {"Out": [x.reshape(reshape_target(x.shape, a["shape"])).copy()],
             "XShape": [np.zeros((0,) + x.shape, x.dtype)]}
 
@@ -230,7 +256,8 @@ def _reshape_grad_run(ins, outs, a, rng):
 
 RESHAPE_ATTRS = {"shape": [], "use_quantizer": False}
 _define("reshape2", "view", ["X", "Shape?", "ShapeTensor*?"], ["Out", "XShape?"], RESHAPE_ATTRS,
-        _reshape_infer, _reshape_run, _reshape_ref, _reshape_grad)
+        _reshape_infer, _reshape_run, _reshape_ref, _reshape_grad,
+        shape_inputs=("Shape", "ShapeTensor"), fold=_reshape_fold)
 _define("reshape2_grad", "view", ["XShape", "Out@GRAD"], ["X@GRAD?"], RESHAPE_ATTRS,
         _from_xshape, _reshape_grad_run, _reshape_grad_ref)
 

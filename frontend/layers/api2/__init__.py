@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dtypes import convert_dtype
+from ...dtypes import VarType, convert_dtype
 from ...framework import Variable
 from .. import activation as _activation
 from .. import nn as _nn
@@ -32,15 +32,23 @@ def minimum(x, y, name=None): return _binary("elementwise_min", x, y, name=name)
 
 
 def _reduce(op_type: str, x: Variable, axis, keepdim: bool, name, dtype=None) -> Variable:
-    """A 2.x reduction: axis None is dim [] with reduce_all, whose result is 0-d (shape [])."""
+    """A 2.x reduction: axis None, or a list of every axis, is dim [] with reduce_all, whose
+    result is 0-d (shape []), as Paddle 3.x gives it."""
     helper = LayerHelper(op_type, name=name)
     dims = [] if axis is None else [int(a) for a in (axis if isinstance(axis, (list, tuple))
                                                      else [axis])]
+    rank = len(x.shape)
+    if rank and all(-rank <= d < rank for d in dims) and \
+            sorted({d % rank for d in dims}) == list(range(rank)):
+        dims = []
     if dtype is not None and convert_dtype(dtype) != x.dtype:
         x = _tensor.cast(x, dtype)
     out = helper.create_variable_for_type_inference(x.dtype)
-    attrs = {"dim": dims, "keep_dim": bool(keepdim),
-             "reduce_all": not dims or len(dims) == len(x.shape)}
+    if len(dims) == len(x.shape):
+        # Every axis listed is a full reduction, 0-d as in Paddle 3.x: spelled dim=[], since
+        # 1.x's spelling of it (every dim, with reduce_all) keeps 1.x's [1].
+        dims = []
+    attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": not dims}
     helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
     return out
 
@@ -81,7 +89,10 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
-    """Sum over axis (all when None, giving a 0-d result), in dtype when given."""
+    """Sum over axis (all when None, giving a 0-d result), in dtype when given; bool and int32
+    data sum to int64 by default, as in Paddle."""
+    if dtype is None and x.dtype in (VarType.BOOL, VarType.INT32):
+        dtype = "int64"
     return _reduce("reduce_sum", x, axis, keepdim, name, dtype)
 
 
