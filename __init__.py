@@ -3,7 +3,6 @@
 import sys as _sys
 import types as _types
 
-import numpy as _np
 
 from . import frontend  # noqa: F401
 from .frontend import initializer, unique_name  # noqa: F401
@@ -15,15 +14,19 @@ from .frontend.framework import (Operator, Parameter, Program, Variable, default
 from .frontend.layers.api2 import (abs, add, cast, concat, divide, exp, flatten, full, log, matmul,  # noqa: A004
                                    max, maximum, mean, min, minimum, multiply, ones, reshape, scale,
                                    sqrt, square, subtract, sum, tanh, transpose, zeros)
-from .frontend.layers.api2 import cumsum, pow  # noqa: A004
+from .frontend.layers.api2 import all, any, cumsum, pow, prod  # noqa: A004
+from .frontend.layers.api2 import clip as _clip_layer
 from .frontend.layers.tensor import (create_parameter, full_like, ones_like,
                                      static_data as data, zeros_like)
 from .frontend.layers.api2.linalg import norm
 from .frontend.layers.api2 import add_n, rand, randn, stanh, uniform
-from .frontend.layers.api2.manipulation import moveaxis, reshape_, split, t
+from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
+                                      less_equal, less_than, logical_and, logical_not,
+                                      logical_or, not_equal)
+from .frontend.layers.api2.manipulation import gather, moveaxis, reshape_, split, t
 from .frontend.param_attr import ParamAttr
 from . import backward  # noqa: F401
-from . import clip, optimizer, regularizer  # noqa: F401
+from . import clip, optimizer, regularizer, tensor  # noqa: F401
 from .passes.memory import memory_optimize
 from .passes.strategy import BuildStrategy, CompiledProgram
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
@@ -51,9 +54,7 @@ class _ClipModule(_types.ModuleType):
     clip layer (min/max None: float32's lowest/highest, as Paddle's): one name serves both."""
 
     def __call__(self, x, min=None, max=None, name=None):  # noqa: A002 (Paddle's names)
-        limit = float(_np.finfo(_np.float32).max)
-        return layers.clip(x, -limit if min is None else min, limit if max is None else max,
-                           name=name)
+        return _clip_layer(x, min, max, name)
 
 
 clip.__class__ = _ClipModule

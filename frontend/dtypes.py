@@ -72,11 +72,13 @@ def convert_dtype(dtype) -> VarType:
         return dtype
     if isinstance(dtype, str):
         key = dtype.lower()
-        if key == "float":
-            key = "float32"
         if key in _NAMES:
             return _NAMES[key]
-        raise FluidcError(f"unknown dtype {dtype!r}; expected one of {sorted(_NAMES)}")
+        try:  # numpy's spellings, as Paddle reads them: 'float' is float64, 'int' int64
+            return _FROM_NUMPY[np.dtype(key)]
+        except (TypeError, KeyError):
+            raise FluidcError(f"unknown dtype {dtype!r}; expected one of "
+                              f"{sorted(_NAMES)}") from None
     if isinstance(dtype, int) and not isinstance(dtype, bool):
         return VarType(dtype)
     if type(dtype).__module__ == "torch":

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..frontend.errors import FluidcError, OpError, ShapeError, name_op
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from .control_flow import infer_control
 
 
 def infer_op(op: OpDesc, infos: dict[str, VarInfo]) -> None:
@@ -12,6 +13,9 @@ def infer_op(op: OpDesc, infos: dict[str, VarInfo]) -> None:
         if n not in infos:
             raise OpError(f"op '{op.type}' reads var '{n}', which nothing has set: feed it, or "
                           f"run the program that initializes it")
+    if opdef.kind == "control":  # its outputs are what its block makes of its inputs
+        infer_control(op, infos, infer_op)
+        return
     try:
         ins = {k: [infos[n] for n in v] for k, v in op.inputs.items()}
         outs = opdef.infer(ins, op.attrs)

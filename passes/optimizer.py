@@ -37,6 +37,17 @@ def _non_negative(name: str, value) -> None:
         _check(value >= 0, f"Invalid value of {name}, expect {name} >= 0.")
 
 
+def _check_moments(learning_rate, beta1, beta2, epsilon) -> None:
+    """The arguments of the optimizers keeping moment estimates (Adam, Adamax), as Paddle
+    checks them."""
+    for n, v in (("learning_rate", learning_rate), ("beta1", beta1), ("beta2", beta2),
+                 ("epsilon", epsilon)):
+        _check(v is not None, f"{n} is not set")
+    _unit_interval("beta1", beta1)
+    _unit_interval("beta2", beta2)
+    _non_negative("epsilon", epsilon)
+
+
 class Optimizer:
     """Base: the learning-rate var, accumulators, clipping, decay and the update op each
     subclass appends per parameter."""
@@ -245,12 +256,7 @@ class Adam(Optimizer):
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None,
                  parameter_list=None, regularization=None):
-        for n, v in (("learning_rate", learning_rate), ("beta1", beta1), ("beta2", beta2),
-                     ("epsilon", epsilon)):
-            _check(v is not None, f"{n} is not set")
-        _unit_interval("beta1", beta1)
-        _unit_interval("beta2", beta2)
-        _non_negative("epsilon", epsilon)
+        _check_moments(learning_rate, beta1, beta2, epsilon)
         if amsgrad:
             raise FluidcError("Adam(amsgrad=True) is not supported by fluidc")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
@@ -381,12 +387,7 @@ class Adamax(Optimizer):
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
                  parameter_list=None, regularization=None):
-        for n, v in (("learning_rate", learning_rate), ("beta1", beta1), ("beta2", beta2),
-                     ("epsilon", epsilon)):
-            _check(v is not None, f"{n} is not set")
-        _unit_interval("beta1", beta1)
-        _unit_interval("beta2", beta2)
-        _non_negative("epsilon", epsilon)
+        _check_moments(learning_rate, beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
                          regularization)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon

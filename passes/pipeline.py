@@ -12,6 +12,7 @@ from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
 from .constant_fold import fold_constants
+from .control_flow import attach_blocks, has_sub_blocks
 from .cross_entropy import expand_cross_entropy
 from .epilogue import fuse_matmul_bias
 from .matmul import generated_product
@@ -112,6 +113,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     marked = getattr(program, "_memory_optimize", None)  # fluid.memory_optimize(program, ...)
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
+    if has_sub_blocks(program):
+        ops = attach_blocks(ops, program)
     persistable = {n for n, v in block.vars.items() if v.persistable}
     ops = prune_ops(ops, feed_infos, fetches, keep=persistable, run=True)
     folded = fold_shape_inputs(ops, shape_values or {})

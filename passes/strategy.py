@@ -1,6 +1,43 @@
 """BuildStrategy: Paddle's flag names choosing the passes a compiled program goes through."""
 from __future__ import annotations
 
+import difflib
+import enum
+
+
+class ReduceStrategy(enum.IntEnum):
+    """How data-parallel gradients are combined (Paddle's BuildStrategy.ReduceStrategy)."""
+
+    AllReduce = 0
+    Reduce = 1
+
+
+class GradientScaleStrategy(enum.IntEnum):
+    """How the loss gradient is scaled across devices (BuildStrategy.GradientScaleStrategy)."""
+
+    CoeffNumDevice = 0
+    One = 1
+    Customized = 2
+
+
+# Paddle's other BuildStrategy settings, with its defaults. They choose things fluidc decides
+# itself (or distributed settings for later): accepted and kept, changing nothing here.
+PADDLE_SETTINGS = {
+    "reduce_strategy": ReduceStrategy.AllReduce,
+    "gradient_scale_strategy": GradientScaleStrategy.CoeffNumDevice,
+    "debug_graphviz_path": "", "enable_sequential_execution": False, "sequential_run": False,
+    "fuse_broadcast_ops": False, "fuse_relu_depthwise_conv": False, "fuse_bn_act_ops": False,
+    "fuse_bn_add_act_ops": False, "fuse_all_reduce_ops": False, "fuse_adamw": False,
+    "fuse_resunit": False, "fused_attention": False, "fused_feedforward": False,
+    "fuse_dot_product_attention": False, "enable_auto_fusion": False, "enable_addto": False,
+    "enable_backward_optimizer_op_deps": True, "cache_runtime_context": False,
+    "sync_batch_norm": False, "num_trainers": 1, "trainer_id": 0, "trainers_endpoints": [],
+    "nccl_comm_num": 1, "bkcl_comm_num": 1, "use_hierarchical_allreduce": False,
+    "hierarchical_allreduce_inter_nranks": 0, "async_mode": False,
+    "allow_cuda_graph_capture": False, "build_cinn_pass": False,
+    "mkldnn_enabled_op_types": [], "onednn_enabled_op_types": [],
+}
+
 
 class BuildStrategy:
     """Pass switches under Paddle's names.
@@ -16,9 +53,17 @@ class BuildStrategy:
     bias add folded into the call;
     fold_constants: values computed from constants alone are computed while compiling;
     fuse_all = False turns every fusion off, for comparison.
+
+    Paddle's other settings (PADDLE_SETTINGS) are accepted and kept; any other name is an
+    AttributeError, as in Paddle, so a misspelt flag never passes silently.
     """
 
+    ReduceStrategy = ReduceStrategy
+    GradientScaleStrategy = GradientScaleStrategy
+
     def __init__(self) -> None:
+        for name, value in PADDLE_SETTINGS.items():
+            setattr(self, name, value.copy() if isinstance(value, list) else value)
         self.memory_optimize = True
         self.enable_inplace = True
         self.fuse_all_optimizer_ops = True
@@ -27,6 +72,13 @@ class BuildStrategy:
         self.fuse_gemm_epilogue = True
         self.fold_constants = True
         self.fuse_all = True
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in _FLAGS and name not in PADDLE_SETTINGS:
+            near = difflib.get_close_matches(name, [*_FLAGS, *PADDLE_SETTINGS], n=1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise AttributeError(f"BuildStrategy has no setting {name!r}{hint}")
+        object.__setattr__(self, name, value)
 
     @property
     def fusion_enabled(self) -> bool:
@@ -38,9 +90,10 @@ class BuildStrategy:
         """Whether reductions share kernels with the pointwise ops around them."""
         return self.fuse_all and self.fuse_reduce_ops
 
-    def signature(self) -> tuple:
-        """The flags as a hashable key for plan caches."""
-        return tuple(sorted(self.__dict__.items()))
+
+# fluidc's own switches (set in __init__): the ones the passes read.
+_FLAGS = ("memory_optimize", "enable_inplace", "fuse_all_optimizer_ops", "fuse_elewise_add_act_ops",
+          "fuse_reduce_ops", "fuse_gemm_epilogue", "fold_constants", "fuse_all")
 
 
 # The passes a pipeline can be given by name (`fluidc inspect --passes`), each with the flag

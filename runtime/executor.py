@@ -20,6 +20,7 @@ from ..passes.shape_inputs import shape_input_names
 from ..passes.prune import prune_program
 from ..passes.strategy import BuildStrategy
 from .place import CUDAPlace, expected_place
+from .control_flow import SubBlocks
 from .plan import Plan, scope_lock
 from .reference import ReferencePlan
 from .scope import Scope, global_scope
@@ -273,13 +274,15 @@ class Executor:
         lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
                                 feed_lods=lods, target="triton" if triton else "c",
                                 shape_values=shape_values)
+        # Each sub-block is a program of its own, its plans cached by an executor of this plan.
+        sub_blocks = SubBlocks(Executor(self.place)) if program.num_blocks > 1 else None
         if triton:  # Triton kernels, on the GPU or its interpreter
             return Plan(lowered, program.random_seed, generate=generate_triton,
-                        device=triton_device(self.place.device_id))
+                        device=triton_device(self.place.device_id), sub_blocks=sub_blocks)
         if find_compiler() is None:
             _warn_no_compiler()
             return _Serialized(ReferencePlan(program, list(arrays), fetches))
-        return Plan(lowered, program.random_seed)
+        return Plan(lowered, program.random_seed, sub_blocks=sub_blocks)
 
 
 class FetchTypeError(FetchError, TypeError):

@@ -271,6 +271,9 @@ def load_persistables(executor, dirname: str, main_program=None, filename: str |
 
 def _inference_program(program: Program, feeds: list[str], targets: list[str]) -> Program:
     """The program pruned to what targets need from feeds, with Paddle's feed and fetch ops."""
+    if any(op.type == "auc" for op in program.global_block().ops):  # Paddle's reminder
+        warnings.warn("Be sure that you have set auc states to 0 before saving inference model.",
+                      UserWarning, stacklevel=3)
     pruned = program.clone(for_test=True)
     block = pruned.global_block()
     for name in list(feeds) + list(targets):

@@ -32,8 +32,9 @@ class Plan:
     """Everything one (program, feed signature, fetches) needs to run with no graph work."""
 
     def __init__(self, lowered: LoweredProgram, random_seed: int = 0, generate=generate_c,
-                 device: str = "cpu") -> None:
+                 device: str = "cpu", sub_blocks=None) -> None:
         self.lowered = lowered
+        self.sub_blocks = sub_blocks  # runtime.control_flow.SubBlocks: runs control-flow ops
         self.random_seed = random_seed
         self.device = torch.device(device)
         infos = lowered.infos
@@ -168,7 +169,7 @@ class Plan:
                 self.module.set_slot(self.table, slot, t)
         for n in self.views_of_state:  # views of scope tensors
             tensors[n] = tensors[self.lowered.storage(n)].view(tuple(infos[n].shape))
-        self.calls = [self._call(s, tensors) for s in self.module.schedule]
+        self.calls = [self._call(s, tensors, scope) for s in self.module.schedule]
         fresh = {i for i, _, _, _ in self.fresh_fetches}
         self.fetchers = [None if i in fresh else tensors[n]
                          for i, n in enumerate(self.lowered.fetches)]
@@ -177,7 +178,7 @@ class Plan:
         self.bound = bound
         self.scope = scope
 
-    def _call(self, step, tensors):
+    def _call(self, step, tensors, scope: Scope):
         if isinstance(step, str):
             return self.module.segment(step, self.table)
         op = step.op
@@ -186,6 +187,8 @@ class Plan:
         # A gradient nobody needs is None inside its slot; a slot of only those is left out.
         outs = {k: [None if n == EMPTY_VAR else tensors[n] for n in v]
                 for k, v in op.outputs.items() if any(n != EMPTY_VAR for n in v)}
+        if opdef.kind == "control":
+            return self.sub_blocks.step(op, ins, outs, scope)
         return functools.partial(opdef.run, ins, outs, op.attrs, self._generator(op))
 
     def _generator(self, op) -> torch.Generator | None:

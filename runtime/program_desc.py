@@ -18,6 +18,7 @@ from ..frontend.dtypes import VarType
 from ..frontend.errors import FluidcError, FormatError
 from ..frontend.framework import Block, Operator, Parameter, Program, Variable
 from ..frontend.ops import OpDesc, get_op_def, has_op_def
+from ..frontend.ops.control_flow import BLOCK_ATTRS
 from ..frontend.ops.paddle_attrs import decisions
 from . import proto
 from .safe_pickle import MAX_NUMEL, MAX_RANK
@@ -37,7 +38,7 @@ _FIELD = {INT: "i", FLOAT: "f", STRING: "s", INTS: "ints", FLOATS: "floats", STR
 # Attributes whose Paddle type the Python value alone does not tell (int64 lists, doubles).
 # (Empty lists above all: Paddle reads an attribute only with the type its op declares.)
 _KNOWN_TYPES = {"shape": LONGS, "int64_values": LONGS, "fp64_values": FLOAT64S,
-                "op_callstack": STRINGS, "op_role_var": STRINGS,
+                "op_callstack": STRINGS, "op_role_var": STRINGS, "skip_eager_deletion_vars": STRINGS,
                 "epmap": STRINGS, "table_names": STRINGS, "height_sections": LONGS}
 _INT32 = range(-2**31, 2**31)
 _TENSOR_FIELD = {VarType.LOD_TENSOR: "lod_tensor", VarType.LOD_TENSOR_ARRAY: "tensor_array"}
@@ -47,6 +48,8 @@ def attr_type(name: str, value, known: int | None = None) -> int:
     """The AttrType a Python attribute value is written with."""
     if known is not None:
         return known
+    if name in BLOCK_ATTRS:  # a control-flow op's block index
+        return BLOCK
     if isinstance(value, bool):
         return BOOLEAN
     if isinstance(value, int):
@@ -358,8 +361,12 @@ def parse_program(data: bytes, where: str = "<bytes>") -> Program:
                 raise FormatError(f"{where}: var '{name}' has an unreadable type: {e}") from None
         for j, om in enumerate(bm.ops):
             op = _op_from_proto(om, f"{where}: block {i} op #{j}")
+            # A grad block also reads its forward block's vars (Paddle's forward_block_idx).
+            forward = program.blocks[bm.forward_block_idx] \
+                if 0 <= bm.forward_block_idx < i else None
             for name in op.input_arg_names + op.output_arg_names:
-                if block._find_var_recursive(name) is None:
+                if block._find_var_recursive(name) is None and (
+                        forward is None or forward._find_var_recursive(name) is None):
                     raise FormatError(f"{where}: block {i} op #{j} ('{op.type}') uses var "
                                       f"'{name}', which the program does not declare")
             block.ops.append(Operator(block, op))

@@ -2,6 +2,7 @@
 from ..frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
                                   default_startup_program, program_guard)
 from ..frontend.layers.control_flow import Print
+from ..frontend.layers.metric import auc
 from ..frontend.layers.nn import accuracy
 from ..frontend.layers.tensor import create_global_var, create_parameter, static_data as data
 from ..passes.backward import append_backward, gradients
@@ -19,8 +20,8 @@ from ..runtime.io import (deserialize_persistables, deserialize_program, load_fr
 from . import io, nn
 
 __all__ = ["Operator", "Parameter", "Program", "Variable", "default_main_program",
-           "default_startup_program", "program_guard", "Print", "accuracy", "create_global_var",
-           "create_parameter", "data", "append_backward", "gradients", "BuildStrategy",
+           "default_startup_program", "program_guard", "Print", "accuracy", "auc",
+           "create_global_var", "create_parameter", "data", "append_backward", "gradients", "BuildStrategy",
            "CompiledProgram", "DataFeeder", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace",
            "Executor", "Scope", "global_scope", "scope_guard", "cpu_places", "cuda_places",
            "deserialize_persistables", "deserialize_program", "load_from_file",

@@ -7,3 +7,4 @@ from ..frontend.layers.sequence import (sequence_concat, sequence_conv,  # noqa:
                                         sequence_expand, sequence_first_step,
                                         sequence_last_step, sequence_pool, sequence_reshape,
                                         sequence_softmax)
+from ..frontend.layers.control_flow import case, cond, switch_case, while_loop  # noqa: F401

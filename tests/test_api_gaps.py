@@ -316,3 +316,24 @@ def test_python_numbers_promote_vars_as_paddle(dtype):
     want = [(as_float, [2.5, 1.5]), (as_int, [2, 0]), (as_float, [0.5, 1.5]),
             (as_float, [0.5, 0.0]), (as_int, [2, 1])]
     assert [(str(g.dtype), g.tolist()) for g in got] == want
+
+
+def test_comparisons_logical_ops_and_increment_match_numpy():
+    x = paddle.static.data("x", [3], "float32")
+    y = paddle.static.data("y", [3], "float32")
+    counter = paddle.full([1], 0, "int64")
+    outs = [paddle.less_than(x, y), paddle.less_equal(x, y), paddle.greater_than(x, y),
+            paddle.greater_equal(x, y), paddle.equal(x, y), paddle.not_equal(x, y),
+            paddle.logical_not(paddle.less_than(x, y)),
+            paddle.logical_and(paddle.less_equal(x, y), paddle.not_equal(x, y)),
+            paddle.logical_or(paddle.less_than(x, y), paddle.equal(x, y)),
+            paddle.increment(counter, 2.0)]
+    assert outs[-1] is counter  # in place, as Paddle's
+    xv, yv = np.array([1, 2, 3], "float32"), np.array([2, 2, 2], "float32")
+    got = paddle.static.Executor(paddle.CPUPlace()).run(feed={"x": xv, "y": yv}, fetch_list=outs)
+    want = [xv < yv, xv <= yv, xv > yv, xv >= yv, xv == yv, xv != yv, ~(xv < yv),
+            (xv <= yv) & (xv != yv), (xv < yv) | (xv == yv), np.array([2])]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(TypeError, match="less_than"):
+        paddle.less_than(x, 1.0)

@@ -272,6 +272,10 @@ def test_paddle_module_paths_import():
     assert layers.fc is fluid.layers.fc is fluidc.layers.nn.fc
     assert ParamAttr is fluid.ParamAttr
     assert fluidc.layers.nn is fluid.frontend.layers.nn  # one module, two names
+    from fluidc.tensor import creation, manipulation, math, stat
+    assert stat.mean is paddle.tensor.mean is paddle.mean
+    assert (creation.fill_constant, manipulation.gather, math.prod) == (
+        paddle.tensor.fill_constant, paddle.gather, paddle.prod)
 
 
 def test_non_scalar_loss_is_refused():

@@ -320,3 +320,37 @@ def test_nets_sequence_conv_pool_recommender_style():
             "y": np.array([4.0, 1.0], np.float32)}
     losses = [float(exe.run(feed=feed, fetch_list=[loss])[0]) for _ in range(25)]
     assert losses[-1] < losses[0]
+
+
+def test_channel_dropout_zeroes_whole_channels():
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [8, 16, 3, 3], "float32")
+        nchw = paddle.nn.functional.dropout2d(x, p=0.5)
+        nhwc = paddle.nn.functional.dropout2d(x, p=0.5, data_format="NHWC")
+    xv = np.ones((8, 16, 3, 3), np.float32)
+    a, b = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": xv},
+                                                         fetch_list=[nchw, nhwc])
+    # each (sample, channel) is all 0 or all 1 / (1 - p), by channel axis 1 or 3
+    assert set(np.unique(a)) <= {0.0, 2.0} and (a.min(axis=(2, 3)) == a.max(axis=(2, 3))).all()
+    assert (b.min(axis=(1, 2)) == b.max(axis=(1, 2))).all()
+    assert 0.3 < (a[:, :, 0, 0] == 0).mean() < 0.7
+
+
+def test_alpha_dropout_keeps_selu_statistics():
+    # Kept elements are a * x + b, dropped ones a * alpha_p + b, with alpha_p = -alpha * scale
+    # of SELU; for standard normal x the output keeps mean 0 and variance 1.
+    p = 0.2
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [400, 500], "float64")
+        out = paddle.nn.functional.alpha_dropout(x, p=p)
+    xv = np.random.default_rng(5).standard_normal((400, 500))
+    (got,) = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": xv}, fetch_list=[out])
+    alpha_p = -1.6732632423543772 * 1.0507009873554805
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    kept = np.isclose(got, a * xv + b)
+    assert np.allclose(got[~kept], a * alpha_p + b)
+    assert abs((~kept).mean() - p) < 0.01
+    assert abs(got.mean()) < 0.01 and abs(got.var() - 1) < 0.02

@@ -167,6 +167,13 @@ for _name in ("equal", "not_equal", "less_than", "less_equal", "greater_than", "
                     dtypes=("float32",)),  # small integers as floats: ties happen
         Case({"X": I(S, -2, 2), "Y": I((S[0], 1, 1), -2, 2)}, {"axis": 0}, dtypes=("int64",),
              label="int_axis0"))
+_BOOLS = I(S, 0, 2, "bool")
+for _t in ("logical_and", "logical_or"):
+    add(_t, Case({"X": _BOOLS, "Y": _BOOLS}, dtypes=("float32",)),
+        Case({"X": _BOOLS, "Y": I(S[-1:], 0, 2, "bool")}, dtypes=("float32",), label="broadcast"))
+add("logical_not", Case({"X": _BOOLS}, dtypes=("float32",)))
+add("select_input", Case({"X": [f(*S), f(*S)], "Mask": Const([1], "int32")}),
+    Case({"X": [f(*S), f(*S)], "Mask": Const([0], "int32")}, label="first"))
 add("where", Case({"X": f(*S), "Y": f(*S), "Condition": I(S, 0, 2, "bool")}),
     Case({"X": f(*S), "Y": f(S[-1]), "Condition": I(S[-1:], 0, 2, "bool")}, label="broadcast"))
 
@@ -190,6 +197,12 @@ add("reduce_sum", Case({"X": f(*BIG)}, {"dim": [1]}, dtypes=("float32",), label=
 add("reduce_max", Case({"X": I(S, -50, 50, "int32")}, {"dim": [2]}, dtypes=("int32",),
                        label="int"),
     Case({"X": f(*BIG)}, {"dim": [1]}, dtypes=("float32",), label="big"))
+for _t in ("reduce_all", "reduce_any"):
+    add(_t, Case({"X": I(S, 0, 2, "bool")}, {"dim": [1]}, dtypes=("float32",), label="bool"),
+        Case({"X": I(S, 0, 3, "int64")}, {"dim": [0, 2], "keep_dim": True},
+             dtypes=("float32",), label="int"),
+        Case({"X": f(*S, lo=-1.0, hi=1.0)}, {"dim": [], "reduce_all": True},
+             label="float_all"))
 add("mean", Case({"X": f(*S)}), Case({"X": f(*BIG)}, dtypes=("float32",), label="big", tol=SUM32))
 
 # --- nn ----------------------------------------------------------------------------------------
@@ -212,6 +225,12 @@ add("softmax_with_cross_entropy",
 add("top_k", Case({"X": f(4, 7)}, {"k": 3}), Case({"X": f(2, 3, 6)}, {"k": 1}, label="3d"))
 add("accuracy", Case({"Out": f(6, 3), "Indices": I((6, 3), 0, 4), "Label": I((6, 1), 0, 4)},
                      dtypes=("float32",)))
+add("auc", Case({"Predict": P((8, 2)), "Label": I((8, 1), -1, 3), "StatPos": I((17,), 0, 5),
+                 "StatNeg": I((17,), 0, 5)}, {"num_thresholds": 7, "slide_steps": 1},
+                dtypes=("float32",)),
+    Case({"Predict": P((8, 2)), "Label": I((8, 1), 0, 2), "StatPos": I((1, 8), 0, 5),
+          "StatNeg": I((1, 8), 0, 5)}, {"num_thresholds": 7, "slide_steps": 0},
+         dtypes=("float32",), label="global"))
 add("dropout", *[Case({"X": f(*S)}, {"is_test": True, "dropout_prob": 0.3,
                                       "dropout_implementation": impl}, label=impl)
                  for impl in ("downgrade_in_infer", "upscale_in_train")])
@@ -422,8 +441,11 @@ def case_params(skip=frozenset()):
 def test_every_forward_op_has_a_case():
     # Sequence ops need a LoD feed: tests/test_sequence_ops.py runs them through the executor.
     lod_ops = {t for t in forward_op_types() if get_op_def(t).lod is not None}
-    # Ops without outputs only check (check_index: tests/test_misuse.py raises through it).
-    checks = {t for t in forward_op_types() if not get_op_def(t).outputs}
+    # Ops without outputs only check (check_index: tests/test_misuse.py raises through it);
+    # control-flow ops run blocks and select_output writes one of several outputs: both in
+    # tests/test_control_flow.py.
+    checks = {t for t in forward_op_types() if not get_op_def(t).outputs
+              or get_op_def(t).kind == "control"} | {"select_output"}
     missing = forward_op_types() - set(CASES) - RANDOM_OPS - lod_ops - checks
     assert not missing, f"forward ops with no C-backend case in test_ops_c.py: {sorted(missing)}"
     stateful = {t for t in forward_op_types() if get_op_def(t).stateful}

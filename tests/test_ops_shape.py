@@ -329,3 +329,20 @@ def test_ordinary_programs_never_read_feed_values_for_plans():
     exe = fluid.Executor(fluid.CPUPlace())
     exe.run(main, feed={"x": np.zeros((2, 3, 4))}, fetch_list=[out])
     assert exe._shape_feeds == {}
+
+
+def test_gather_along_a_fed_axis():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        xv = fluid.data("x", [3, 4, 5], "float64")
+        out = fluid.gather(xv, fluid.data("i", [2], "int64"), axis=fluid.data("a", [1], "int32"))
+        with pytest.raises(TypeError, match="'index'"):
+            fluid.gather(xv, fluid.data("f", [2], "float32"))
+    assert tuple(out.shape) == (-1, -1, -1)
+    exe = fluid.Executor(fluid.CPUPlace())
+    x = np.arange(60, dtype=np.float64).reshape(3, 4, 5)
+    idx = np.array([2, -1])
+    for axis in (0, 2, -2):
+        got = exe.run(main, feed={"x": x, "i": idx, "a": np.array([axis], np.int32)},
+                      fetch_list=[out])[0]
+        np.testing.assert_array_equal(got, np.take(x, idx, axis=axis))

@@ -217,3 +217,13 @@ def test_all_parameter_updates_run_in_one_concurrent_step():
     updates = [[op.type for op in g.ops] for g in groups]
     assert ["adam_update"] * 6 in updates  # the six parameters' updates, one parallel region
     assert plan.module.source.count("#pragma omp parallel\n") == len(groups)
+
+
+def test_build_strategy_takes_paddles_settings_and_refuses_misspellings():
+    s = fluid.BuildStrategy()
+    s.reduce_strategy = fluid.BuildStrategy.ReduceStrategy.Reduce  # Paddle's, kept
+    s.debug_graphviz_path = "/tmp/graphs"
+    s.sync_batch_norm = True
+    with pytest.raises(AttributeError, match="'fuse_elewise_add_act_opss'.*did you mean "
+                                             "'fuse_elewise_add_act_ops'"):
+        s.fuse_elewise_add_act_opss = True

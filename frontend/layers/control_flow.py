@@ -1,9 +1,17 @@
-"""fluid.layers.Print / paddle.static.Print."""
+"""fluid.layers.Print / paddle.static.Print, and the layers holding sub-blocks: cond, case,
+switch_case, while_loop (paddle.static.nn)."""
 from __future__ import annotations
 
+import functools
+
+import numpy as np
+
+from .. import unique_name
+from ..dtypes import VarType, dtype_name
 from ..errors import FluidcError
-from ..framework import Variable
-from .helper import LayerHelper
+from ..framework import Variable, default_main_program
+from .helper import ArgumentTypeError, ArgumentValueError, LayerHelper
+from .tensor import cast, fill_constant
 
 _PHASES = ("FORWARD", "BACKWARD", "BOTH")
 
@@ -32,3 +40,254 @@ def Print(input: Variable, first_n: int = -1, message: str | None = None, summar
                             "print_tensor_lod": print_tensor_lod,
                             "print_phase": str(print_phase).upper()})
     return out
+
+
+# -- sub-blocks: cond, case, switch_case, while_loop (Paddle's legacy static-graph ops) --------
+
+def _flatten(out) -> list:
+    if isinstance(out, (list, tuple)):
+        return [v for o in out for v in _flatten(o)]
+    return [out]
+
+
+def _pack(structure, flat: list):
+    """flat's items in the nesting of `structure` (lists and tuples)."""
+    items = iter(flat)
+
+    def build(s):
+        if isinstance(s, (list, tuple)):
+            return type(s)(build(x) for x in s)
+        return next(items)
+    return build(structure)
+
+
+def _block_vars(block) -> tuple[list[str], list[str]]:
+    """(read from outside, written): Paddle's get_inputs_outputs_in_block over one block."""
+    reads, written = [], set()
+    for op in block.ops:
+        reads += [n for n in op.input_arg_names if n not in written]
+        written.update(op.output_arg_names)
+    return list(dict.fromkeys(reads)), sorted(written)
+
+
+class _SubBlock:
+    """`with _SubBlock(): ...` appends to a new block, child of the current one."""
+
+    def __enter__(self):
+        self.program = default_main_program()
+        self.block = self.program._create_block()
+        return self.block
+
+    def __exit__(self, *exc) -> None:
+        self.program._rollback()
+
+
+def _copy_to_parent(var, block):
+    """A var of the parent block assigned the branch's value (copy_var_to_parent_block)."""
+    if not isinstance(var, Variable):
+        return var
+    parent = block.program.block(block.parent_idx)
+    out = parent.create_var(name=unique_name.generate("_generated_var"), shape=var.shape,
+                            dtype=var.dtype, type=var.type)
+    block.append_op("assign", {"X": [var]}, {"Out": [out]})
+    return out
+
+
+def _step_scopes(parent):
+    return parent.create_var(name=unique_name.generate("_generated_var"),
+                             type=VarType.STEP_SCOPES)
+
+
+def _conditional_block(pred: Variable, fn):
+    """Run fn's ops in a block that a conditional_block op runs when pred holds; fn's outputs
+    copied to vars of the parent block."""
+    with _SubBlock() as block:
+        out = fn()
+        out = None if out is None else _pack(out, [_copy_to_parent(v, block)
+                                                 for v in _flatten(out)])
+    parent = block.program.block(block.parent_idx)
+    reads, written = _block_vars(block)
+    parent.append_op("conditional_block",
+                     {"Cond": [pred], "Input": sorted(n for n in reads if not block.has_var(n))},
+                     {"Out": [n for n in written if parent._find_var_recursive(n) is not None],
+                      "Scope": [_step_scopes(parent)]},
+                     {"sub_block": block.idx, "is_scalar_condition": True})
+    return out
+
+
+def _check_pred(pred, what: str, api: str) -> None:
+    if not isinstance(pred, Variable):
+        raise ArgumentTypeError(f"The type of '{what}' in {api} must be Variable, but received "
+                                f"{type(pred).__name__}.")
+    if pred.dtype != VarType.BOOL:
+        raise ArgumentTypeError(f"The data type of '{what}' in {api} must be bool, but "
+                                f"received {dtype_name(pred.dtype)}.")
+
+
+def _select_shape(a: tuple, b: tuple) -> list[int]:
+    if len(a) != len(b):
+        return list(a)
+    return [x if x == y else -1 for x, y in zip(a, b)]
+
+
+def cond(pred: Variable, true_fn=None, false_fn=None, name=None, return_names=None):
+    """true_fn() if pred else false_fn(), as two conditional_blocks (the second on
+    logical_not(pred)) joined by select_input on cast(pred, int32), as Paddle builds it."""
+    _check_pred(pred, "pred", "paddle.static.nn.cond")
+    if int(np.prod(pred.shape)) != 1:
+        raise ArgumentTypeError(f"cond: pred must hold one bool, its shape is {list(pred.shape)}")
+    outs = []
+    for fn, which in ((true_fn, "true_fn"), (false_fn, "false_fn")):
+        if fn is not None and not callable(fn):
+            raise ArgumentTypeError(f"The {which} in cond must be callable, but received "
+                                    f"{type(fn).__name__}")
+    true_out = _conditional_block(pred, true_fn) if true_fn is not None else None
+    if false_fn is not None:
+        helper = LayerHelper("logical_not")
+        not_pred = helper.create_variable_for_type_inference(VarType.BOOL, stop_gradient=True)
+        helper.append_op("logical_not", {"X": [pred]}, {"Out": [not_pred]})
+        false_out = _conditional_block(not_pred, false_fn)
+    else:
+        false_out = None
+    if true_out is None and false_out is None:
+        return None
+    if true_out is None or false_out is None:
+        raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: true_fn "
+                         f"returns {'None' if true_out is None else 'non-None'} while false_fn "
+                         f"returns {'None' if false_out is None else 'non-None'}")
+    trues, falses = _flatten(true_out), _flatten(false_out)
+    if len(trues) != len(falses):
+        raise ValueError(f"true fn returns {len(trues)} vars, but false fn returns "
+                         f"{len(falses)} vars, which is not equals")
+    mask = cast(pred, "int32")
+    for t, f in zip(trues, falses):
+        if isinstance(t, Variable) != isinstance(f, Variable) or (
+                not isinstance(t, Variable) and t != f):
+            raise ValueError(f"Incompatible return values in true_fn and false_fn in cond: "
+                             f"{t!r} and {f!r}")
+        if isinstance(t, Variable):
+            helper = LayerHelper("select_input")
+            out = helper.create_variable(name=unique_name.generate("_generated_var"),
+                                         dtype=t.dtype, shape=_select_shape(f.shape, t.shape))
+            helper.append_op("select_input", {"X": [f, t], "Mask": [mask]}, {"Out": [out]})
+            outs.append(out)
+        else:
+            outs.append(t)
+    return _pack(false_out, outs)
+
+
+def case(pred_fn_pairs, default=None, name=None):
+    """The fn of the first pair whose pred holds, else default (the last pair's fn if None):
+    nested conds."""
+    if not isinstance(pred_fn_pairs, (list, tuple)):
+        raise ArgumentTypeError(f"The type of 'pred_fn_pairs' in case must be list or tuple, "
+                                f"but received {type(pred_fn_pairs).__name__}.")
+    for pair in pred_fn_pairs:
+        if not isinstance(pair, tuple):
+            raise ArgumentTypeError(f"The elements' type of 'pred_fn_pairs' in case must be "
+                                    f"tuple, but received {type(pair).__name__}.")
+        if len(pair) != 2:
+            raise ArgumentTypeError(f"The tuple's size of 'pred_fn_pairs' in case must be 2, "
+                                    f"but received {len(pair)}-tuple.")
+        _check_pred(pair[0], "pred", "paddle.static.nn.case")
+        if not callable(pair[1]):
+            raise ArgumentTypeError("The fn of pred_fn_pairs in Op(case) must be callable.")
+    pairs = list(pred_fn_pairs)
+    if default is None:
+        default = pairs.pop()[1]
+    elif not callable(default):
+        raise ArgumentTypeError("The default in Op(case) must be callable.")
+    fn = default
+    for pred, true_fn in reversed(pairs):
+        fn = functools.partial(cond, pred, true_fn, fn)
+    return fn()
+
+
+def switch_case(branch_index: Variable, branch_fns, default=None, name=None):
+    """The fn keyed by branch_index's value, else default (the largest key's if None)."""
+    if not isinstance(branch_index, Variable):
+        raise ArgumentTypeError(f"The type of 'branch_index' in static.nn.switch_case must be "
+                                f"Variable, but received {type(branch_index).__name__}.")
+    if dtype_name(branch_index.dtype) not in ("uint8", "int32", "int64"):
+        raise ArgumentTypeError(f"The data type of 'branch_index' in static.nn.switch_case must "
+                                f"be uint8, int32 or int64, but received "
+                                f"{dtype_name(branch_index.dtype)}.")
+    if branch_index.dtype != VarType.INT64:
+        branch_index = cast(branch_index, "int64")
+    if not isinstance(branch_fns, (list, tuple, dict)):
+        raise ArgumentTypeError(f"The type of 'branch_fns' in switch_case must be list, tuple "
+                                f"or dict, but received {type(branch_fns).__name__}.")
+    fns = list(branch_fns.items()) if isinstance(branch_fns, dict) else list(branch_fns)
+    if all(callable(f) for f in fns):
+        fns = list(enumerate(fns))
+    keys = set()
+    for pair in fns:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise ArgumentTypeError(f"The elements of 'branch_fns' in switch_case must be "
+                                    f"(int, callable) tuples, but received {pair!r:.60}.")
+        key, fn = pair
+        if not isinstance(key, int):
+            raise ArgumentTypeError(f"The key's type of 'branch_fns' in switch_case must be int, "
+                                    f"but received {type(key).__name__}.")
+        if key in keys:
+            raise ArgumentValueError(f"The key in 'branch_fns' must be unique, but '{key}' "
+                                     f"appears more than once.")
+        keys.add(key)
+        if not callable(fn):
+            raise ArgumentTypeError(f"The type of function for key {key} of 'branch_fns' in "
+                                    f"switch_case must be callable, but received "
+                                    f"{type(fn).__name__}.")
+    fns = sorted(fns, key=lambda p: p[0])
+    if default is None:
+        default = fns.pop()[1]
+    elif not callable(default):
+        raise ArgumentTypeError("The default in Op(case) must be callable.")
+    fn = default
+    for key, true_fn in fns:
+        helper = LayerHelper("equal")
+        index = fill_constant([1], "int64", key)
+        pred = helper.create_variable_for_type_inference(VarType.BOOL)
+        helper.append_op("equal", {"X": [branch_index], "Y": [index]}, {"Out": [pred]},
+                         {"axis": -1})
+        fn = functools.partial(cond, pred, true_fn, fn)
+    return fn()
+
+
+def while_loop(cond, body, loop_vars, is_test: bool = False, name=None):
+    """Run body(*loop_vars) while cond(*loop_vars) holds: a `while` op over a block holding
+    body's ops, which assigns the new values to the loop vars and the condition in place."""
+    if not callable(cond):
+        raise ArgumentTypeError("cond in while_loop should be callable")
+    if not callable(body):
+        raise ArgumentTypeError("body in while_loop should be callable")
+    if not isinstance(loop_vars, (list, tuple)):
+        raise ArgumentTypeError(f"The type of 'loop_vars' in static.nn.while_loop must be list "
+                                f"or tuple, but received {type(loop_vars).__name__}.")
+    if len(loop_vars) == 0:
+        raise ArgumentValueError("loop_vars in while_loop should not be empty")
+    pre_cond = cond(*loop_vars)
+    _check_pred(pre_cond, "var of cond returned", "static.nn.while_loop")
+    if int(np.prod(pre_cond.shape)) != 1:
+        raise ArgumentTypeError(f"the shape of the variable returned by cond should be [1],but "
+                                f"given shape as {list(pre_cond.shape)}.")
+    with _SubBlock() as block:
+        outs = body(*loop_vars)
+        if not isinstance(outs, (list, tuple)):
+            outs = [outs]
+        if len(_flatten(outs)) != len(_flatten(loop_vars)):
+            raise ArgumentValueError("body in while_loop should return the same arity (length "
+                                     "and structure) as loop_vars")
+        now = cond(*outs)
+        for new, old in zip(_flatten(outs), _flatten(loop_vars)):
+            if isinstance(new, Variable) and new is not old:
+                block.append_op("assign", {"X": [new]}, {"Out": [old]})
+        block.append_op("assign", {"X": [now]}, {"Out": [pre_cond]})
+    parent = block.program.block(block.parent_idx)
+    reads, written = _block_vars(block)
+    outs = [n for n in dict.fromkeys([pre_cond.name] + written)
+            if parent._find_var_recursive(n) is not None]
+    xs = sorted((set(n for n in reads if not block.has_var(n)) | set(outs)) - {pre_cond.name})
+    parent.append_op("while", {"X": xs, "Condition": [pre_cond]},
+                     {"Out": outs, "StepScopes": [_step_scopes(parent)]},
+                     {"sub_block": block.idx, "is_test": bool(is_test)})
+    return list(loop_vars)

@@ -31,6 +31,10 @@ class ArgumentTypeError(FluidcError, TypeError):
     """A layer argument of a type or dtype the layer does not take (Paddle raises TypeError)."""
 
 
+class ArgumentValueError(FluidcError, ValueError):
+    """A layer argument of the right type whose value the layer refuses (Paddle's ValueError)."""
+
+
 class ShapeAssertionError(ShapeError, AssertionError):
     """Axes or sizes no tensor can take, where Paddle's layer asserts (an AssertionError)."""
 

@@ -349,6 +349,15 @@ for _name, _method in (("equal", "eq"), ("not_equal", "ne"), ("less_than", "lt")
               lambda o, i, a, m=_method: {"Out": getattr(o, m)(i["X"], i["Y"])},
               {"axis": -1, "force_cpu": False}, broadcast=elementwise_broadcast,
               out_dtype=lambda a, d: "bool")
+# Logical ops (bool Out; cond's false branch runs on logical_not(pred)).
+for _name in ("logical_and", "logical_or"):
+    pointwise(_name, ["X", "Y"], ["Out"],
+              lambda o, i, a, m=_name: {"Out": getattr(o, m)(i["X"], i["Y"])},
+              out_dtype=lambda a, d: "bool")
+pointwise("logical_not", ["X"], ["Out"], lambda o, i, a: {"Out": o.logical_not(i["X"])},
+          out_dtype=lambda a, d: "bool")
+
+
 def _where_grad(op: OpDesc) -> list[OpDesc]:
     return [OpDesc("where_grad", {"Condition": op.input("Condition"), "X": op.input("X"),
                                   "Y": op.input("Y"),

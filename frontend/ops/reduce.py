@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import VarType
 from ..errors import ShapeError
 from .define import pointwise, same_as
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
@@ -148,3 +149,40 @@ for _t in ("reduce_mean_grad", "mean_grad"):
     register(OpDef(_t, slots("X", "Out@GRAD"), slots("X@GRAD"),
                    REDUCE_ATTRS if _t == "reduce_mean_grad" else {}, same_as("X", "X@GRAD"),
                    "composite", lower=_mean_grad_lowering))
+
+
+
+# reduce_all / reduce_any: whether every / any element is nonzero, as bool. Lowered to primitives
+# the backends fuse: X != 0, as int32, reduce_min / reduce_max, back to bool.
+def _logical_infer(ins, a):
+    return {"Out": [VarInfo(_infer(ins, a)["Out"][0].shape, VarType.BOOL)]}
+
+
+def _logical_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    x, out = infos[op.input("X")[0]], infos[op.output("Out")[0]]
+    zero, nonzero = new_var(VarInfo((), x.dtype)), new_var(VarInfo(x.shape, VarType.BOOL))
+    as_int = new_var(VarInfo(x.shape, VarType.INT32))
+    reduced = new_var(VarInfo(out.shape, VarType.INT32))
+    combine = "min" if op.type == "reduce_all" else "max"
+    return [OpDesc("fill_constant", {}, {"Out": [zero]},
+                   {"shape": [], "dtype": int(x.dtype), "value": 0.0}),
+            OpDesc("not_equal", {"X": op.input("X"), "Y": [zero]}, {"Out": [nonzero]}, {}),
+            OpDesc("cast", {"X": [nonzero]}, {"Out": [as_int]},
+                   {"in_dtype": int(VarType.BOOL), "out_dtype": int(VarType.INT32)}),
+            OpDesc(f"reduce_{combine}", {"X": [as_int]}, {"Out": [reduced]},
+                   {k: op.attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in op.attrs}),
+            OpDesc("cast", {"X": [reduced]}, {"Out": op.output("Out")},
+                   {"in_dtype": int(VarType.INT32), "out_dtype": int(VarType.BOOL)})]
+
+
+def _logical_reference(fn):
+    def reference(ins, a):
+        x = np.asarray(ins["X"][0])
+        out = fn(x != 0, axis=reduce_axes(a, x.ndim), keepdims=True)
+        return {"Out": [np.array(out.reshape(reduced_shape(x.shape, a)), np.bool_)]}
+    return reference
+
+
+for _t, _fn in (("reduce_all", np.all), ("reduce_any", np.any)):
+    register(OpDef(_t, slots("X"), slots("Out"), REDUCE_ATTRS, _logical_infer, "composite",
+                   reference=_logical_reference(_fn), lower=_logical_lowering))

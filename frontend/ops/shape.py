@@ -403,12 +403,13 @@ def _index_len(op: str, idx) -> int:
 
 
 def _gather_infer(ins, a):
-    _no_tensors("gather", ins, "Axis")
     x, idx = ins["X"][0], ins["Index"][0]
     if idx.dtype not in (VarType.INT32, VarType.INT64):
         raise OpError(f"op 'gather': Index must be int32 or int64, got {idx.dtype.name}")
-    axis = _axis(a["axis"], len(x.shape), "gather")
     n = _index_len("gather", idx)
+    if ins.get("Axis"):  # known when the program runs: the pipeline folds it into `axis`
+        return {"Out": [VarInfo((-1,) * len(x.shape), x.dtype, x.lod_level)]}
+    axis = _axis(a["axis"], len(x.shape), "gather")
     return {"Out": [VarInfo(tuple(n if i == axis else d for i, d in enumerate(x.shape)),
                             x.dtype, x.lod_level)]}
 
@@ -425,7 +426,17 @@ def _gather_positions(x: torch.Tensor, index: torch.Tensor, axis: int) -> torch.
     return idx.remainder(x.shape[axis]) if idx.numel() and idx.min() < 0 else idx
 
 
+def _gather_fold(a, values):
+    """gather's axis from its Axis input (one int), as Paddle prefers it to the attribute."""
+    axis = np.asarray(values["Axis"][0]).reshape(-1)
+    if axis.size != 1:
+        raise ShapeError(f"op 'gather': Axis must hold one value, got {axis.size}")
+    return {**a, "axis": int(axis[0])}
+
+
 def _gather_ref(ins, a):
+    if ins.get("Axis"):
+        a = _gather_fold(a, ins)
     x, idx = np.asarray(ins["X"][0]), np.asarray(ins["Index"][0]).reshape(-1)
     return {"Out": [np.take(x, idx.astype(np.int64), axis=a["axis"] % x.ndim)]}
 
@@ -458,7 +469,8 @@ def _gather_grad_run(ins, outs, a, rng):
 
 
 _define("gather", "extern", ["X", "Index", "Axis?"], ["Out"], GATHER_ATTRS, _gather_infer,
-        _gather_run, _gather_ref, _gather_grad, indices=_gather_indices)
+        _gather_run, _gather_ref, _gather_grad, indices=_gather_indices,
+        shape_inputs=("Axis",), fold=_gather_fold)
 _define("gather_grad", "extern", ["X", "Index", "Out@GRAD"], ["X@GRAD?"], GATHER_ATTRS,
         lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
         _gather_grad_run, _gather_grad_ref, indices=_gather_indices)

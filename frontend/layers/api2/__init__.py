@@ -1,11 +1,14 @@
 """The 2.x tensor functions (paddle.matmul, paddle.add, ...) over the same ops."""
 from __future__ import annotations
 
+import builtins  # this module defines Paddle's all, any, max, min and sum
+
 import numpy as np
 
 from ...dtypes import VarType, convert_dtype
 from ...framework import Variable
 from .. import activation as _activation
+from .. import conv as _nn_conv
 from .. import nn as _nn
 from .. import tensor as _tensor
 from ..helper import (FLOAT_DTYPES, LayerHelper, append_unary, check_dtype, check_type,
@@ -34,21 +37,20 @@ def minimum(x, y, name=None): return _binary("elementwise_min", x, y, name=name)
 def _reduce(op_type: str, x: Variable, axis, keepdim: bool, name, dtype=None) -> Variable:
     """A 2.x reduction: axis None, or a list of every axis, is dim [] with reduce_all, whose
     result is 0-d (shape []), as Paddle 3.x gives it."""
+    check_type(x, "x", Variable, op_type)
     helper = LayerHelper(op_type, name=name)
     dims = [] if axis is None else [int(a) for a in (axis if isinstance(axis, (list, tuple))
                                                      else [axis])]
     rank = len(x.shape)
-    if rank and all(-rank <= d < rank for d in dims) and \
+    if rank and builtins.all(-rank <= d < rank for d in dims) and \
             sorted({d % rank for d in dims}) == list(range(rank)):
         dims = []
     if dtype is not None and convert_dtype(dtype) != x.dtype:
         x = _tensor.cast(x, dtype)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    if len(dims) == len(x.shape):
-        # Every axis listed is a full reduction, 0-d as in Paddle 3.x: spelled dim=[], since
-        # 1.x's spelling of it (every dim, with reduce_all) keeps 1.x's [1].
-        dims = []
-    attrs = {"dim": dims, "keep_dim": bool(keepdim), "reduce_all": not dims}
+    out = helper.create_variable_for_type_inference(
+        VarType.BOOL if op_type in ("reduce_all", "reduce_any") else x.dtype)
+    attrs = {"dim": dims, "keep_dim": bool(keepdim),
+             "reduce_all": not dims or len(dims) == len(x.shape)}
     helper.append_op(op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
     return out
 
@@ -91,6 +93,7 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
     """Sum over axis (all when None, giving a 0-d result), in dtype when given; bool and int32
     data sum to int64 by default, as in Paddle."""
+    check_type(x, "x", Variable, "sum")
     if dtype is None and x.dtype in (VarType.BOOL, VarType.INT32):
         dtype = "int64"
     return _reduce("reduce_sum", x, axis, keepdim, name, dtype)
@@ -104,6 +107,37 @@ def max(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
 def min(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
     """Min over axis (all when None)."""
     return _reduce("reduce_min", x, axis, keepdim, name)
+
+
+def clip(x, min=None, max=None, name=None):  # noqa: A002 (Paddle's names)
+    """x limited to [min, max]; a bound left None is the extreme of x's float dtype (float32's
+    for other dtypes), as Paddle's."""
+    check_variable_and_dtype(x, "x", ("float16", "bfloat16", "float32", "float64", "int32",
+                                      "int64"), "clip")
+    info = np.finfo(np.float64 if x.dtype == VarType.FP64 else np.float32)
+    return _nn_conv.clip(x, float(info.min) if min is None else min,
+                         float(info.max) if max is None else max, name=name)
+
+
+def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    """Product over axis (all when None), in dtype when given."""
+    check_variable_and_dtype(x, "x", ("float32", "float64", "int32", "int64"), "prod")
+    return _reduce("reduce_prod", x, axis, keepdim, name, dtype)
+
+
+_LOGICAL_DTYPES = ("bool", "float32", "float64", "int32", "int64")
+
+
+def all(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
+    """Whether every element over axis (all when None) is nonzero: bool."""
+    check_variable_and_dtype(x, "x", _LOGICAL_DTYPES, "all")
+    return _reduce("reduce_all", x, axis, keepdim, name)
+
+
+def any(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
+    """Whether any element over axis (all when None) is nonzero: bool."""
+    check_variable_and_dtype(x, "x", _LOGICAL_DTYPES, "any")
+    return _reduce("reduce_any", x, axis, keepdim, name)
 
 
 def full(shape, fill_value, dtype="float32", name=None):

@@ -9,7 +9,8 @@ from .. import activation as _act
 from .. import conv as _conv
 from .. import nn as _nn
 from .. import tensor as _tensor
-from ..helper import LayerHelper, check_type, check_variable_and_dtype, static_inplace
+from ..helper import (ArgumentValueError, LayerHelper, check_type, check_variable_and_dtype,
+                      static_inplace)
 from . import _reduce, add, multiply, reshape, subtract
 
 # The activations whose 2.x signature is the 1.x one.
@@ -191,13 +192,18 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
     """Zero elements with probability p while training (whole slices along `axis` when given)."""
-    if not isinstance(p, (int, float)) or not 0 <= p <= 1:
-        raise FluidcError(f"dropout: p must be a number in [0, 1], got {p!r}")
-    if mode not in ("upscale_in_train", "downscale_in_infer"):
-        raise FluidcError(f"dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
-                          f"got {mode!r}")
+    # Paddle's checks, in its order (p == 0 returns x before x is looked at).
+    check_type(p, "p", (int, float), "dropout")
     if p == 0:
         return x
+    if not 0 <= p <= 1:
+        raise ArgumentValueError(f"dropout: p must be in [0, 1], got {p!r}")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ArgumentValueError(f"dropout: mode must be 'upscale_in_train' or "
+                                 f"'downscale_in_infer', got {mode!r}")
+    if axis is not None:
+        check_type(axis, "axis", (int, list, tuple), "dropout")
+    check_variable_and_dtype(x, "x", ("float16", "bfloat16", "float32", "float64"), "dropout")
     if axis is None:
         seed = default_main_program().random_seed or None
         impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
@@ -219,17 +225,66 @@ def _dropout_along(x, p: float, axis, training: bool, mode: str):
     if p == 1.0:
         return _nn.scale(x, 0.0)
     axes = [axis] if isinstance(axis, int) else list(axis)
-    if min(axes) < 0 or max(axes) >= len(x.shape):
-        raise FluidcError(f"dropout: axis {axis} must be in [0, {len(x.shape)})")
+    if len(axes) > len(x.shape) or min(axes) < 0 or max(axes) >= len(x.shape):
+        raise ArgumentValueError(f"dropout: axis {axis} must be at most {len(x.shape)} axes "
+                                 f"in [0, {len(x.shape)})")
     mask_shape = [x.shape[i] if i in axes else 1 for i in range(len(x.shape))]
     if any(d < 0 for d in mask_shape):
         raise FluidcError(f"dropout: the dims of x {list(x.shape)} along axis {axis} must be "
                           f"known")
     scaled = _nn.scale(x, 1.0 / (1.0 - p)) if mode == "upscale_in_train" else x
-    draw = _tensor.uniform_random(mask_shape, "float32", 0.0, 1.0)
-    keep = _op("greater_equal", {"X": [draw], "Y": [_tensor.fill_constant([1], "float32", p)]},
+    return multiply(scaled, _tensor.cast(_keep_mask(mask_shape, p), x.dtype))
+
+
+def _keep_mask(shape, p: float) -> Variable:
+    """A bool tensor of `shape`, each element True with probability 1 - p (uniform >= p)."""
+    draw = _tensor.uniform_random(shape, "float32", 0.0, 1.0)
+    return _op("greater_equal", {"X": [draw], "Y": [_tensor.fill_constant([1], "float32", p)]},
                dtype=VarType.BOOL)
-    return multiply(scaled, _tensor.cast(keep, x.dtype))
+
+
+def _channel_dropout(fn: str, rank: int, formats: dict):
+    def dropout_nd(x, p=0.5, training=True, data_format=next(iter(formats)), name=None):
+        if len(x.shape) != rank:
+            raise ArgumentValueError(f"{fn}: x must be {rank}-D, but '{x.name}' has shape "
+                                     f"{list(x.shape)}")
+        if data_format not in formats:
+            raise ArgumentValueError(f"{fn}: data_format must be one of {list(formats)}, got "
+                                     f"{data_format!r}")
+        return dropout(x, p, axis=formats[data_format], training=training,
+                       mode="upscale_in_train", name=name)
+    dropout_nd.__name__ = fn
+    dropout_nd.__doc__ = (f"paddle.nn.functional.{fn}: whole channels of a {rank}-D x zeroed "
+                          f"with probability p while training (dropout over batch and channel).")
+    return dropout_nd
+
+
+dropout2d = _channel_dropout("dropout2d", 4, {"NCHW": [0, 1], "NHWC": [0, 3]})
+dropout3d = _channel_dropout("dropout3d", 5, {"NCDHW": [0, 1], "NDHWC": [0, 4]})
+
+# SELU's constants: alpha_dropout keeps a SELU network's zero mean and unit variance.
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """paddle.nn.functional.alpha_dropout: dropped elements take SELU's negative saturation,
+    then an affine map (a, b) restores the mean and variance."""
+    check_type(p, "p", (int, float), "alpha_dropout")
+    if not 0 <= p <= 1:
+        raise ArgumentValueError(f"alpha_dropout: p must be in [0, 1], got {p!r}")
+    check_variable_and_dtype(x, "x", ("float16", "float32", "float64"), "alpha_dropout")
+    if not training:
+        return x
+    if p == 1:
+        return _nn.scale(x, 0.0)
+    if any(d < 0 for d in x.shape):
+        raise FluidcError(f"alpha_dropout: the dims of x {list(x.shape)} must be known")
+    alpha_p = -_SELU_ALPHA * _SELU_SCALE
+    a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * p
+    keep = _tensor.cast(_keep_mask(list(x.shape), float(p)), x.dtype)
+    dropped = _nn.scale(keep, -alpha_p, bias=alpha_p)  # alpha_p where dropped, 0 where kept
+    return _nn.scale(add(multiply(x, keep), dropped), a, bias=b, name=name)
 
 
 # --- losses --------------------------------------------------------------------------------

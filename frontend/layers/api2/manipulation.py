@@ -1,11 +1,16 @@
-"""The 2.x tensor-manipulation layers: paddle.split, paddle.t, paddle.moveaxis, paddle.reshape_."""
+"""The 2.x tensor-manipulation layers: paddle.split, paddle.t, paddle.moveaxis, paddle.reshape_,
+paddle.gather."""
 from __future__ import annotations
 
 from ...framework import Variable
 from .. import conv as _conv
 from .. import nn as _nn
-from ..helper import (ALL_DTYPES, ShapeAssertionError, check_variable_and_dtype,
-                      static_inplace)
+from ..helper import (ALL_DTYPES, LayerHelper, ShapeAssertionError, check_type,
+                      check_variable_and_dtype, static_inplace)
+
+# Paddle's gather takes no int8 data.
+_GATHER_DTYPES = ("bool", "float16", "bfloat16", "float32", "float64", "int16", "int32", "int64",
+                  "uint8", "complex64", "complex128")
 
 
 def split(x: Variable, num_or_sections, axis: int = 0, name: str | None = None) -> list[Variable]:
@@ -58,3 +63,21 @@ def moveaxis(x: Variable, source, destination, name: str | None = None) -> Varia
 
 
 reshape_ = static_inplace(_nn.reshape, "reshape")
+
+
+def gather(x: Variable, index: Variable, axis=None, name: str | None = None) -> Variable:
+    """paddle.gather: the slices of x along axis (0 when None) at the positions of a 1-D index;
+    axis may be an int Variable (fed: the plan is per its value)."""
+    check_variable_and_dtype(x, "x", _GATHER_DTYPES, "gather")
+    check_variable_and_dtype(index, "index", ("int32", "int64"), "gather")
+    check_type(axis, "axis", (int, Variable, type(None)), "gather")
+    inputs, attrs = {"X": [x], "Index": [index]}, {"overwrite": False}
+    if isinstance(axis, Variable):
+        check_variable_and_dtype(axis, "axis", ("int32", "int64"), "gather")
+        inputs["Axis"] = [axis]
+    else:
+        attrs["axis"] = 0 if axis is None else axis
+    helper = LayerHelper("gather", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("gather", inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
+    return out

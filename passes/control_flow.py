@@ -1,0 +1,160 @@
+"""Sub-blocks for the compiler: a block as a program of its own, what it reads from outside, and
+the concrete shapes of a control-flow op's outputs (inferred through its block)."""
+from __future__ import annotations
+
+import copy
+
+from ..frontend.errors import OpError, ShapeError
+from ..frontend.framework import Block, Operator, Program
+from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.control_flow import BLOCK_ATTR
+from ..frontend.ops.registry import EMPTY_VAR, grad_name
+
+# Outputs naming a scope (Paddle keeps a sub-block's locals there); fluidc's plans hold none.
+_SCOPE_SLOTS = ("Scope", "StepScopes")
+
+
+class BlockRef:
+    """A Block held in a lowered op's attrs: copies of the op share it (never deep-copied)."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+
+    def __deepcopy__(self, memo) -> "BlockRef":
+        return self
+
+
+def unversioned(name: str) -> str:
+    """The var a version made by pipeline.version_writes (`x@@v2`) is a value of."""
+    return name.split("@@v", 1)[0]
+
+
+def has_sub_blocks(program: Program) -> bool:
+    return program.num_blocks > 1
+
+
+def attach_blocks(ops: list[OpDesc], program: Program) -> list[OpDesc]:
+    """Copies of the control-flow ops holding their sub-block (BLOCK_ATTR), without the
+    scope outputs; other ops as they are."""
+    out = []
+    for op in ops:
+        if get_op_def(op.type).kind == "control":
+            op = OpDesc(op.type, dict(op.inputs),
+                        {k: v for k, v in op.outputs.items() if k not in _SCOPE_SLOTS},
+                        {**op.attrs, BLOCK_ATTR: BlockRef(program.block(op.attrs["sub_block"]))})
+            op.inputs.pop("Scope", None)
+        out.append(op)
+    return out
+
+
+def sub_block(op: OpDesc) -> Block:
+    """The block a lowered control-flow op runs."""
+    return op.attrs[BLOCK_ATTR].block
+
+
+def _visible(block: Block) -> list[Block]:
+    chain = [block]
+    while chain[-1].parent_idx >= 0:
+        chain.append(chain[-1].program.block(chain[-1].parent_idx))
+    return chain[::-1]
+
+
+def _nested(block: Block) -> list[Block]:
+    """block and every block its ops' sub_block attributes reach."""
+    out = [block]
+    for b in out:
+        out += [b.program.block(op.attr("sub_block")) for op in b.ops
+                if get_op_def(op.type).kind == "control"]
+    return out
+
+
+def outer_reads(block: Block) -> list[str]:
+    """Vars the block's ops (and those of its nested blocks) read that it does not declare:
+    the values it takes from outside, in first-read order."""
+    blocks = _nested(block)
+    local = {n for b in blocks for n in b.vars}
+    reads = [n for b in blocks for op in b.ops for n in op.input_arg_names]
+    return [n for n in dict.fromkeys(reads) if n not in local and n != EMPTY_VAR]
+
+
+def block_program(block: Block, prefix: list[Block] = (),
+                  feeds: list[str] = ()) -> tuple[Program, dict[str, str]]:
+    """The block as a program of its own: its ops (after the ops of `prefix` blocks, which it
+    reads) in the global block, which declares every var they see; nested blocks keep their
+    indices, so the ops' sub_block attributes still name them. Returns it and the name each of
+    `feeds` is fed under: a var the ops also write (a loop var) is fed as `<name>@FED` and
+    assigned to its name first, since a fed var's own writers would be pruned away."""
+    program = block.program
+    p = Program()
+    p._seed = program.random_seed
+    g = p.global_block()
+    for b in _visible(block) + list(prefix):
+        for name, v in b.vars.items():
+            nv = copy.copy(v)
+            nv.block, nv.need_check_feed = g, False
+            g.vars[name] = nv
+    ops = [op for b in list(prefix) + [block] for op in b.ops]
+    written = {n for op in ops for n in op.output_arg_names}
+    fed = {n: f"{n}@FED" if n in written else n for n in feeds}
+    entry = []
+    for name, alias in fed.items():
+        if alias != name:
+            g.vars[alias] = copy.copy(g.vars[name])
+            g.vars[alias].name = alias
+            entry.append(Operator(g, OpDesc("assign", {"X": [alias]}, {"Out": [name]},
+                                            get_op_def("assign").complete_attrs({}))))
+    g.ops = entry + [Operator(g, op.desc) for op in ops]
+    p.blocks = [g] + program.blocks[1:]
+    p._bump()
+    return p, fed
+
+
+def infer_control(op: OpDesc, infos: dict[str, VarInfo], infer_op) -> None:
+    """Record the concrete infos of a lowered control-flow op's outputs, inferring its block
+    over the infos of its inputs with `infer_op` (passes.lower's)."""
+    block = sub_block(op)
+    inner = {unversioned(n): infos[n] for n in op.input_arg_names if n in infos}
+    if op.type == "conditional_block_grad":
+        for n, g in zip(op.input("Input"), op.outputs.get("Input@GRAD", [])):
+            if g != EMPTY_VAR:
+                infos[g] = infos[n]
+        return
+    start = dict(inner)
+    infer_block(block, inner, infer_op)
+    for n in op.output_arg_names:
+        name = unversioned(n)
+        if name not in inner:
+            raise OpError(f"op '{op.type}' lists output '{name}', which its block "
+                          f"{block.idx} does not write")
+        if op.type == "while" and name in start and inner[name].shape != start[name].shape:
+            raise ShapeError(f"while_loop: loop var '{name}' enters the body with shape "
+                             f"{list(start[name].shape)} and leaves it with "
+                             f"{list(inner[name].shape)}; fluidc compiles a loop body for fixed "
+                             f"shapes, so a loop var must keep its shape")
+        infos[n] = inner[name]
+
+
+def infer_block(block: Block, infos: dict[str, VarInfo], infer_op) -> None:
+    """Infer every op of the block in order into infos (nested control flow included)."""
+    for op in attach_blocks([o.desc for o in block.ops], block.program):
+        infer_op(op, infos)
+
+
+def forward_block(op: OpDesc) -> Block:
+    """The forward block of a lowered conditional_block_grad: that of the conditional_block in
+    the parent block that writes the Out the grad op reads."""
+    grad = sub_block(op)
+    parent = grad.program.block(grad.parent_idx)
+    outs = [unversioned(n) for n in op.inputs.get("Out", [])]
+    for fwd in parent.ops:
+        if fwd.type == "conditional_block" and fwd.output("Out") == outs:
+            return grad.program.block(fwd.attr("sub_block"))
+    raise OpError(f"conditional_block_grad of outputs {outs}: block {parent.idx} has no "
+                  f"conditional_block writing them")
+
+
+def grad_block_outputs(op: OpDesc) -> list[tuple[str, str]]:
+    """(outer Input@GRAD var, the grad block's var) pairs of a conditional_block_grad: the
+    block computes x@GRAD for each input x, the op hands it to the (renamed) outer var."""
+    return [(g, grad_name(unversioned(n))) for n, g in
+            zip(op.input("Input"), op.outputs.get("Input@GRAD", [])) if g != EMPTY_VAR]

@@ -1,0 +1,8 @@
+"""paddle.tensor.math: elementwise arithmetic and reductions."""
+from ..frontend.layers.api2 import (  # noqa: A004 (Paddle's names)
+    abs, add, add_n, all, any, cumsum, divide, exp, log, max, maximum, min, minimum, multiply,
+    pow, prod, scale, sqrt, square, stanh, subtract, sum, tanh)
+
+__all__ = ["abs", "add", "add_n", "all", "any", "cumsum", "divide", "exp", "log", "max",
+           "maximum", "min", "minimum", "multiply", "pow", "prod", "scale", "sqrt", "square",
+           "stanh", "subtract", "sum", "tanh"]

@@ -1,0 +1,4 @@
+"""paddle.tensor.stat: statistics over axes."""
+from ..frontend.layers.api2 import mean
+
+__all__ = ["mean"]

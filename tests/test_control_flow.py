@@ -1,0 +1,188 @@
+"""Control flow with sub-blocks: paddle.static.nn.cond / case / switch_case / while_loop against
+numpy and the reference executor, and Paddle 3.3.1's own cond/while programs (fixtures written
+by tests/fixtures/make_control_flow_fixtures.py) run here with Paddle's numbers."""
+import os
+
+import numpy as np
+import pytest
+
+import fluidc as paddle
+from fluidc.frontend.errors import FluidcError
+from fluidc.runtime import proto
+from fluidc.runtime.program_desc import BLOCK, parse_program, serialize_program
+from fluidc.runtime.reference import ReferencePlan
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "paddle", "control_flow")
+nn = paddle.static.nn
+
+
+def _programs():
+    return paddle.static.Program(), paddle.static.Program()
+
+
+def _run(main, feed, fetch, startup=None, scope=None):
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = scope or paddle.static.Scope()
+    if startup is not None:
+        exe.run(startup, scope=scope)
+    return exe.run(main, feed=feed, fetch_list=fetch, scope=scope), scope
+
+
+def test_cond_with_parameters_in_branches_matches_numpy():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [4, 3], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        out = nn.cond(p, lambda: nn.fc(x, 2), lambda: nn.fc(x, 2) * 3.0)
+    ops = [op.type for op in main.global_block().ops]
+    assert ops == ["conditional_block", "logical_not", "conditional_block", "cast",
+                   "select_input"]
+    xv = np.random.default_rng(0).standard_normal((4, 3)).astype("float32")
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    exe.run(startup, scope=scope)
+    w = {n: np.array(scope.find_var(n)._tensor.numpy())
+         for n in ("fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0")
+         if scope.find_var(n) is not None}
+    names = sorted(w)
+    (b0, w0), (b1, w1) = (w[names[0]], w[names[1]]), (w[names[2]], w[names[3]])
+    for pv, want in ((True, xv @ w0 + b0), (False, (xv @ w1 + b1) * 3.0)):
+        (got,) = exe.run(main, feed={"x": xv, "p": np.array([pv])}, fetch_list=[out],
+                         scope=scope)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_case_and_switch_case_pick_the_branch_numpy_says():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [3], "float32")
+        k = paddle.static.data("k", [1], "int32")
+        c = nn.case([(x.sum() > 10.0, lambda: x * 2.0), (x.sum() > 0.0, lambda: x + 1.0)],
+                    default=lambda: x * 0.0)
+        s = nn.switch_case(k, {1: lambda: x - 1.0, 3: lambda: x * x}, default=lambda: -x)
+    for xv in (np.array([5., 5., 5.]), np.array([1., 2., 3.]), np.array([-1., -2., 0.])):
+        for kv in (1, 3, 7):
+            (cv, sv), _ = _run(main, {"x": xv.astype("float32"), "k": np.array([kv], "int32")},
+                               [c, s])
+            want_c = xv * 2 if xv.sum() > 10 else xv + 1 if xv.sum() > 0 else xv * 0
+            want_s = {1: xv - 1, 3: xv * xv}.get(kv, -xv)
+            np.testing.assert_allclose(cv, want_c)
+            np.testing.assert_allclose(sv, want_s)
+
+
+def test_while_loop_matches_numpy():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 3], "float32")
+        i = paddle.full([1], 0, "int64")
+        n = paddle.static.data("n", [1], "int64")
+        i_out, y = nn.while_loop(lambda i, y: i < n, lambda i, y: [i + 1, y * 0.5 + 1.0], [i, x])
+    assert [op.type for op in main.global_block().ops][-1] == "while"
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    for steps in (0, 1, 5):
+        (iv, yv), _ = _run(main, {"x": xv, "n": np.array([steps])}, [i_out, y])
+        want = xv.copy()
+        for _ in range(steps):
+            want = want * 0.5 + 1.0
+        assert iv.tolist() == [steps]
+        np.testing.assert_allclose(yv, want, rtol=1e-6)
+
+
+def _nested_program():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 3], "float32")
+        i = paddle.full([1], 0, "int64")
+        n = paddle.full([1], 6, "int64")
+        two = paddle.full([1], 2, "int64")
+
+        def body(i, x):
+            x = nn.cond(i < two, lambda: x * 2.0, lambda: x - 1.0)
+            return [i + 1, x]
+
+        outs = nn.while_loop(lambda i, x: i < n, body, [i, x])
+    return main, outs
+
+
+def test_cond_nested_in_while_matches_numpy_and_the_reference_executor():
+    main, (i_out, y) = _nested_program()
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    (iv, yv), scope = _run(main, {"x": xv}, [i_out, y])
+    want = xv.copy()
+    for k in range(6):
+        want = want * 2.0 if k < 2 else want - 1.0
+    assert iv.tolist() == [6]
+    np.testing.assert_allclose(yv, want)
+    ref = ReferencePlan(main, ["x"], [i_out.name, y.name]).run({"x": xv},
+                                                                paddle.static.Scope())
+    np.testing.assert_allclose(ref[1], want)
+
+
+def test_saved_cond_program_keeps_block_attrs_and_runs_after_loading():
+    main, (i_out, y) = _nested_program()
+    data = serialize_program(main)
+    msg = proto.ProgramDesc()
+    msg.ParseFromString(data)
+    # the while body (block 1) holds the cond's two branch blocks
+    assert [b.parent_idx for b in msg.blocks] == [-1, 0, 1, 1]
+    attrs = {a.name: a for op in msg.blocks[0].ops if op.type == "while" for a in op.attrs}
+    assert attrs["sub_block"].type == BLOCK and attrs["sub_block"].block_idx == 1
+    loaded = parse_program(data)
+    xv = np.ones((2, 3), "float32")
+    (want,), _ = _run(main, {"x": xv}, [y])
+    (got,), _ = _run(loaded, {"x": xv}, [y.name])
+    np.testing.assert_allclose(got, want)
+
+
+def test_paddle_cond_training_program_runs_with_paddles_numbers():
+    """Paddle's cond + append_backward + sgd program (conditional_block_grad, select_output)
+    trained three steps here from Paddle's initial parameters."""
+    ref = np.load(os.path.join(FIXTURES, "expected.npz"))
+    with open(os.path.join(FIXTURES, "cond_train.pdmodel"), "rb") as f:
+        main = parse_program(f.read())
+    types = {op.type for b in main.blocks for op in b.ops}
+    assert {"conditional_block", "conditional_block_grad", "select_input",
+            "select_output"} <= types
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    params = [str(n) for n in ref["cond_params"]]
+    for name in params:
+        scope.var(name).get_tensor().set(ref[f"cond_init_{name}"], paddle.CPUPlace())
+    for v in main.global_block().vars.values():  # sgd's learning rate (Paddle's startup sets it)
+        if v.persistable and v.name.startswith("learning_rate"):
+            scope.var(v.name).get_tensor().set(np.array([0.1], "float32"), paddle.CPUPlace())
+    for step in range(3):
+        (loss,) = exe.run(main, feed={"x": ref[f"cond_x_{step}"], "p": ref[f"cond_p_{step}"]},
+                          fetch_list=[str(ref["cond_loss_name"])], scope=scope)
+        np.testing.assert_allclose(loss, ref[f"cond_loss_{step}"], rtol=1e-5)
+        for name in params:
+            np.testing.assert_allclose(np.array(scope.find_var(name).get_tensor()),
+                                       ref[f"cond_{name}_{step}"], rtol=1e-5, atol=1e-7)
+
+
+def test_paddle_while_with_nested_cond_runs_with_paddles_numbers():
+    ref = np.load(os.path.join(FIXTURES, "expected.npz"))
+    with open(os.path.join(FIXTURES, "while_cond.pdmodel"), "rb") as f:
+        main = parse_program(f.read())
+    fetch = [op.input("X")[0] for op in main.global_block().ops if op.type == "fetch"]
+    (iv, yv), _ = _run(main, {"x": ref["while_x"]}, fetch)
+    np.testing.assert_array_equal(iv, ref["while_i"])
+    np.testing.assert_allclose(yv, ref["while_y"], rtol=1e-6)
+
+
+def test_backward_through_control_flow_is_refused_naming_the_op():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        i = paddle.full([1], 0, "int64")
+        _, y = nn.while_loop(lambda i, y: i < 3, lambda i, y: [i + 1, y * 2.0], [i, x])
+        with pytest.raises(FluidcError, match="'while'"):
+            paddle.static.append_backward(paddle.mean(y))
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 3], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        out = nn.cond(p, lambda: nn.fc(x, 2), lambda: nn.fc(x, 2) * 3.0)
+        with pytest.raises(FluidcError, match="conditional_block"):
+            paddle.static.append_backward(paddle.mean(out))
