@@ -10,7 +10,7 @@ from typing import Any, Iterator
 from . import unique_name
 from .dtypes import VarType, convert_dtype, dtype_name
 from .errors import FluidcError, OpError, name_op
-from .ops import OpDesc, VarInfo, get_op_def
+from .ops import OpDesc, VarInfo, get_op_def, grad_name
 from .ops.registry import EMPTY_VAR
 
 _program_serial = itertools.count()
@@ -42,6 +42,11 @@ class Variable:
     def program(self) -> "Program":
         """The program this var belongs to."""
         return self.block.program
+
+    @property
+    def grad_name(self) -> str:
+        """The name of this var's gradient, as Paddle names it (`name@GRAD`)."""
+        return grad_name(self.name)
 
     def info(self) -> VarInfo:
         """What shape inference sees of this var."""
@@ -233,6 +238,8 @@ class Block:
         self.program = program
         self.idx = idx
         self.parent_idx = parent_idx
+        # A grad block's forward block (Paddle's forward_block_idx): its vars are seen too.
+        self.forward_block_idx = -1
         self.vars: OrderedDict[str, Variable] = OrderedDict()
         self.ops: list[Operator] = []
 
@@ -247,11 +254,19 @@ class Block:
         return name in self.vars
 
     def _find_var_recursive(self, name: str) -> Variable | None:
-        block: Block | None = self
-        while block is not None:
+        """The var in this block, its forward block (a grad block's) or their ancestors."""
+        frontier, seen = [self], set()
+        while frontier:
+            block = frontier.pop(0)
+            if block.idx in seen:
+                continue
+            seen.add(block.idx)
             if name in block.vars:
                 return block.vars[name]
-            block = self.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
+            if block.parent_idx >= 0:
+                frontier.append(self.program.blocks[block.parent_idx])
+            if block.forward_block_idx >= 0:
+                frontier.append(self.program.blocks[block.forward_block_idx])
         return None
 
     def create_var(self, name: str | None = None, **kwargs: Any) -> Variable:
@@ -425,6 +440,7 @@ class Program:
         p.blocks = []
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)
+            nb.forward_block_idx = b.forward_block_idx
             for name, v in b.vars.items():
                 nv = copy.copy(v)
                 nv.block = nb

@@ -181,13 +181,21 @@ def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str
     no_grad = no_grad | {n for n, v in block.vars.items() if v.stop_gradient}
     no_grad -= set(inputs or ())  # asked for explicitly: a data input still gets its grad
     no_grad -= set(seeds)
-    g = to_graph(program)
+    return _grad_pass(block, block, [t.name for t in targets], seeds, no_grad, inputs,
+                      callbacks)
+
+
+def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, str],
+               no_grad: set[str], inputs: list[str] | None, callbacks) -> dict[str, str]:
+    """Append to `dest` the grad ops of `block`'s ops from the targets back to the sources
+    (dest is block itself, or the grad block of a conditional_block's block)."""
+    g = to_graph(block.program, block.idx)
     final = g.graph["final_version"]
     target_nodes = []
     for t in targets:
-        node = var_node(t.name, final.get(t.name, 0))
+        node = var_node(t, final.get(t, 0))
         if node not in g or not list(g.predecessors(node)):
-            raise FluidcError(f"target '{t.name}' is not computed by any op of its program")
+            raise FluidcError(f"target '{t}' is not computed by any op of its program")
         target_nodes.append(node)
     needs = _needs_grad(g, block, target_nodes, no_grad, inputs)
     need_names = {g.nodes[n]["name"] for n in needs}
@@ -195,7 +203,7 @@ def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str
     # (grad op, the forward values it reads): a grad op of a grad op (double grad) reads
     # forward vars named like grads (y@GRAD); those are never renamed or zero-filled.
     grad_ops: list[tuple[OpDesc, frozenset[str]]] = []
-    available = {grad_name(t.name) for t in targets}
+    available = {grad_name(t) for t in targets}
     last = max(next(iter(g.predecessors(n)))[1] for n in target_nodes)
     for i in range(last, -1, -1):
         op = ops[i]
@@ -205,7 +213,7 @@ def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str
         opdef = get_op_def(op.type)
         if opdef.grad is None:
             raise FluidcError(f"op '{op.type}' has no gradient, but the targets "
-                              f"{[t.name for t in targets]} depend through it on "
+                              f"{list(targets)} depend through it on "
                               f"{sorted(need_names & set(op.input_arg_names))}")
         forward = frozenset(op.input_arg_names) | frozenset(op.output_arg_names)
         for gop in opdef.grad(op):
@@ -218,24 +226,53 @@ def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str
                     available.add(n)
             available.update(gop.output_arg_names)
             grad_ops.append((gop, forward))
-    renames = _renames(block, [gop for gop, _ in grad_ops], seeds)
+    renames = _renames(dest, [gop for gop, _ in grad_ops], seeds)
     grad_to_var = {}  # grad var name (as appended) -> forward var name
     for gop, forward in grad_ops:
         for n in gop.output_arg_names:
             grad_to_var[renames.get(n, n)] = _forward_name(n)
         _rename(gop, renames, forward)
     grad_ops = [gop for gop, _ in grad_ops]
-    grad_ops, parts = _accumulate(grad_ops)
+    grad_ops, parts = _accumulate(grad_ops, dest.idx)
     with op_role_guard(OpRole.Backward):
         for gop in grad_ops:
             for n in gop.output_arg_names:
-                _grad_var(block, grad_to_var[parts.get(n, n)], n)
-            block.append_op(gop.type, gop.inputs, gop.outputs, gop.attrs)
+                _grad_var(dest, grad_to_var[parts.get(n, n)], n)
+            if gop.type == "conditional_block_grad":
+                gop.attrs["sub_block"] = _cond_grad_block(dest, gop, no_grad)
+            dest.append_op(gop.type, gop.inputs, gop.outputs, gop.attrs)
             for cb in callbacks or ():
                 if not callable(cb):
                     raise ValueError("'callback' must be a callable object.")
-                cb(block=block, context=grad_to_var)
+                cb(block=dest, context=grad_to_var)
     return {fwd: gname for gname, fwd in grad_to_var.items()}
+
+
+def _cond_grad_block(parent: Block, gop: OpDesc, no_grad: set[str]) -> int:
+    """The grad block of a conditional_block_grad whose sub_block names its forward block, as
+    Paddle's backward builds it: a child of `parent` whose forward_block_idx is the forward
+    block; its ops take each Out's grad from the op's (outer) Out@GRAD var and leave x@GRAD
+    in a var of the block for each Input x whose grad the op gives (Input@GRAD not @EMPTY@),
+    which the op hands to its outer Input@GRAD var. Returns its index."""
+    program = parent.program
+    forward = program.block(gop.attrs["sub_block"])
+    current = program.current_block_idx
+    grad_block = program._create_block(parent.idx)
+    program.current_block_idx = current
+    grad_block.forward_block_idx = forward.idx
+    wanted = [x for x, gx in zip(gop.input("Input"), gop.outputs.get("Input@GRAD", []))
+              if gx != EMPTY_VAR]
+    outs = gop.input("Out")
+    seeds = dict(zip(outs, gop.input("Out@GRAD")))
+    inner_no_grad = (no_grad | {n for n, v in forward.vars.items() if v.stop_gradient}) \
+        - set(wanted) - set(seeds)
+    grads = _grad_pass(forward, grad_block, outs, seeds, inner_no_grad, wanted, None)
+    with op_role_guard(OpRole.Backward):
+        for x in wanted:
+            if grads.get(x) != grad_name(x):  # no path to the outputs: its grad is zero
+                _grad_var(grad_block, x, grad_name(x))
+                grad_block.append_op("fill_zeros_like", {"X": [x]}, {"Out": [grad_name(x)]})
+    return grad_block.idx
 
 
 def _renames(block: Block, grad_ops: list[OpDesc], seeds: dict[str, str]) -> dict[str, str]:
@@ -282,10 +319,11 @@ def _zeros_like(gname: str) -> OpDesc:
     return OpDesc("fill_zeros_like", {"X": [_forward_name(gname)]}, {"Out": [gname]}, {})
 
 
-def _accumulate(grad_ops: list[OpDesc]) -> tuple[list[OpDesc], dict[str, str]]:
+def _accumulate(grad_ops: list[OpDesc],
+                block_idx: int = 0) -> tuple[list[OpDesc], dict[str, str]]:
     """Where several grad ops (or slots of one) write one @GRAD var, each write goes to a
-    renamed copy (@RENAME@block0@k, k counting the writes) and a sum joins them before the
-    first reader. Returns the ops and each copy's summed var."""
+    renamed copy (@RENAME@block<idx>@k, k counting the writes, idx the block appended to) and
+    a sum joins them before the first reader. Returns the ops and each copy's summed var."""
     writes: dict[str, int] = {}
     for op in grad_ops:
         for n in op.output_arg_names:
@@ -300,7 +338,7 @@ def _accumulate(grad_ops: list[OpDesc]) -> tuple[list[OpDesc], dict[str, str]]:
         for names in op.outputs.values():
             for j, n in enumerate(names):
                 if writes.get(n, 0) > 1:
-                    renamed = f"{n}@RENAME@block0@{len(pending.setdefault(n, []))}"
+                    renamed = f"{n}@RENAME@block{block_idx}@{len(pending.setdefault(n, []))}"
                     names[j] = renamed
                     pending[n].append(renamed)
                     parts[renamed] = n

@@ -141,9 +141,12 @@ def infer_block(block: Block, infos: dict[str, VarInfo], infer_op) -> None:
 
 
 def forward_block(op: OpDesc) -> Block:
-    """The forward block of a lowered conditional_block_grad: that of the conditional_block in
-    the parent block that writes the Out the grad op reads."""
+    """The forward block of a lowered conditional_block_grad: its grad block's
+    forward_block_idx, else that of the conditional_block in the parent block that writes the
+    Out the grad op reads."""
     grad = sub_block(op)
+    if grad.forward_block_idx >= 0:
+        return grad.program.block(grad.forward_block_idx)
     parent = grad.program.block(grad.parent_idx)
     outs = [unversioned(n) for n in op.inputs.get("Out", [])]
     for fwd in parent.ops:

@@ -165,6 +165,8 @@ def program_to_proto(program: Program):
     msg = proto.ProgramDesc()
     for b in program.blocks:
         bm = msg.blocks.add(idx=b.idx, parent_idx=b.parent_idx)
+        if b.forward_block_idx != -1 or getattr(b, "_file_forward_block_idx", False):
+            bm.forward_block_idx = b.forward_block_idx  # as the file had it, or a grad block
         for v in b.vars.values():
             _var_to_proto(v, bm.vars.add())
         for op in b.ops:
@@ -350,6 +352,9 @@ def parse_program(data: bytes, where: str = "<bytes>") -> Program:
         if not -1 <= bm.parent_idx < i:
             raise FormatError(f"{where}: block {i} names block {bm.parent_idx} as its parent")
         block = Block(program, bm.idx, bm.parent_idx)
+        block._file_forward_block_idx = bm.HasField("forward_block_idx")
+        if 0 <= bm.forward_block_idx < i:
+            block.forward_block_idx = bm.forward_block_idx
         program.blocks.append(block)
         for vm in bm.vars:
             name = _text(vm.name, where, "a var name")

@@ -1,5 +1,6 @@
 """Control flow with sub-blocks: paddle.static.nn.cond / case / switch_case / while_loop against
-numpy and the reference executor, and Paddle 3.3.1's own cond/while programs (fixtures written
+numpy and the reference executor, gradients through cond from fluidc's own append_backward,
+and Paddle 3.3.1's own cond/while programs (fixtures written
 by tests/fixtures/make_control_flow_fixtures.py) run here with Paddle's numbers."""
 import os
 
@@ -170,7 +171,7 @@ def test_paddle_while_with_nested_cond_runs_with_paddles_numbers():
     np.testing.assert_allclose(yv, ref["while_y"], rtol=1e-6)
 
 
-def test_backward_through_control_flow_is_refused_naming_the_op():
+def test_backward_through_while_is_refused_naming_the_op():
     main, startup = _programs()
     with paddle.static.program_guard(main, startup):
         x = paddle.static.data("x", [2, 3], "float32")
@@ -179,10 +180,133 @@ def test_backward_through_control_flow_is_refused_naming_the_op():
         _, y = nn.while_loop(lambda i, y: i < 3, lambda i, y: [i + 1, y * 2.0], [i, x])
         with pytest.raises(FluidcError, match="'while'"):
             paddle.static.append_backward(paddle.mean(y))
+
+
+def _cond_training_program():
+    """loss = mean(cond(p, fc_a(x), 3 * fc_b(x)) ** 2), minimized by SGD(0.1)."""
     main, startup = _programs()
     with paddle.static.program_guard(main, startup):
-        x = paddle.static.data("x", [2, 3], "float32")
+        x = paddle.static.data("x", [4, 3], "float32")
         p = paddle.static.data("p", [1], "bool")
         out = nn.cond(p, lambda: nn.fc(x, 2), lambda: nn.fc(x, 2) * 3.0)
-        with pytest.raises(FluidcError, match="conditional_block"):
-            paddle.static.append_backward(paddle.mean(out))
+        loss = paddle.mean(out * out)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    conds = [op for op in main.global_block().ops if op.type == "conditional_block"]
+    # each branch's (w, b), read off its conditional_block's inputs
+    branches = [tuple(sorted((n for n in op.input("Input") if n != "x"), reverse=True))
+                for op in conds]
+    return main, startup, loss, branches
+
+
+def _numpy_loss(params, branches, xv, pv):
+    w, b = (params[n] for n in branches[0 if pv else 1])
+    y = xv @ w + b
+    y = y if pv else 3.0 * y
+    return float(np.mean(y * y))
+
+
+def _finite_difference_grads(params, branches, xv, pv, eps=1e-4):
+    grads = {}
+    for name, value in params.items():
+        g = np.zeros_like(value)
+        for idx in np.ndindex(value.shape):
+            for sign in (1, -1):
+                moved = dict(params)
+                moved[name] = value.astype("float64").copy()
+                moved[name][idx] += sign * eps
+                g[idx] += sign * _numpy_loss(moved, branches, xv, pv) / (2 * eps)
+        grads[name] = g
+    return grads
+
+
+def test_cond_backward_builds_paddles_grad_blocks():
+    main, _, _, branches = _cond_training_program()
+    block = main.global_block()
+    grads = [op for op in block.ops if op.type == "conditional_block_grad"]
+    forward = [op for op in block.ops if op.type == "conditional_block"]
+    # one grad op per branch, in reverse order, after select_input's grad (select_output)
+    types = [op.type for op in block.ops]
+    assert types.index("select_output") < types.index("conditional_block_grad")
+    assert [g.input("Out") for g in grads] == [f.output("Out") for f in forward[::-1]]
+    for g, f in zip(grads, forward[::-1]):
+        assert g.input("Input") == f.input("Input") and g.input("Cond") == f.input("Cond")
+        assert g.input("Out@GRAD") == [n + "@GRAD" for n in f.output("Out")]
+        gb = main.block(g.attr("sub_block"))
+        assert gb.parent_idx == 0 and gb.forward_block_idx == f.attr("sub_block")
+        assert gb.ops[0].type == "assign" and gb.ops[0].input("X") == g.input("Out@GRAD")
+        # x is data (stop_gradient): no grad for it; the branch's params get theirs
+        assert g.output("Input@GRAD") == [n + "@GRAD" if n != "x" else "@EMPTY@"
+                                          for n in g.input("Input")]
+    assert sorted(n for pair in branches for n in pair) == sorted(
+        p.name for p in block.all_parameters())
+
+
+def test_cond_branches_train_with_sgd_as_numpy_and_finite_differences_say():
+    main, startup, loss, branches = _cond_training_program()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    exe.run(startup, scope=scope)
+    names = [n for pair in branches for n in pair]
+    params = {n: np.array(scope.find_var(n).get_tensor()).astype("float64") for n in names}
+    rng = np.random.default_rng(3)
+    for step, pv in enumerate((True, False, False, True, False)):
+        xv = rng.standard_normal((4, 3)).astype("float32")
+        got = exe.run(main, feed={"x": xv, "p": np.array([pv])},
+                      fetch_list=[loss] + [n + "@GRAD" for n in names], scope=scope)
+        fd = _finite_difference_grads(params, branches, xv.astype("float64"), pv)
+        np.testing.assert_allclose(got[0], _numpy_loss(params, branches, xv, pv), rtol=1e-5)
+        for name, g in zip(names, got[1:]):
+            np.testing.assert_allclose(g, fd[name], rtol=1e-3, atol=1e-4,
+                                       err_msg=f"step {step} {name}")
+        untaken = branches[1 if pv else 0]
+        for name in untaken:  # the untaken branch's grads are zeros, as Paddle's
+            assert not np.any(got[1 + names.index(name)])
+        params = {n: params[n] - 0.1 * fd[n] for n in names}
+        for name in names:
+            np.testing.assert_allclose(np.array(scope.find_var(name).get_tensor()),
+                                       params[name], rtol=1e-4, atol=1e-5)
+
+
+def test_cond_training_program_saves_and_loads_with_its_grad_blocks():
+    main, startup, loss, branches = _cond_training_program()
+    data = serialize_program(main)
+    msg = proto.ProgramDesc()
+    msg.ParseFromString(data)
+    assert [(b.parent_idx, b.forward_block_idx) for b in msg.blocks] == [
+        (-1, -1), (0, -1), (0, -1), (0, 2), (0, 1)]
+    loaded = parse_program(data)
+    assert [b.forward_block_idx for b in loaded.blocks] == [-1, -1, -1, 2, 1]
+    names = [n for pair in branches for n in pair]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scopes = [paddle.static.Scope(), paddle.static.Scope()]
+    exe.run(startup, scope=scopes[0])
+    for n in [v.name for v in main.global_block().vars.values() if v.persistable]:
+        scopes[1].var(n).get_tensor().set(np.array(scopes[0].find_var(n).get_tensor()),
+                                          paddle.CPUPlace())
+    rng = np.random.default_rng(5)
+    for pv in (False, True, False):
+        feed = {"x": rng.standard_normal((4, 3)).astype("float32"), "p": np.array([pv])}
+        (want,) = exe.run(main, feed=feed, fetch_list=[loss], scope=scopes[0])
+        (got,) = exe.run(loaded, feed=feed, fetch_list=[loss.name], scope=scopes[1])
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    for n in names:
+        np.testing.assert_allclose(np.array(scopes[1].find_var(n).get_tensor()),
+                                   np.array(scopes[0].find_var(n).get_tensor()), rtol=1e-6)
+
+
+def test_gradients_through_case_nested_conds_match_numpy():
+    """case nests a cond in the false branch of another: the inner grad blocks are children
+    of the outer grad block; x feeds every branch, so its grads are summed."""
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [3], "float32")
+        x.stop_gradient = False
+        c = nn.case([(x.sum() > 10.0, lambda: x * 2.0), (x.sum() > 0.0, lambda: x * x)],
+                    default=lambda: x * 0.5)
+        (gx,) = paddle.static.gradients([paddle.mean(c)], [x])
+    for xv in ([5., 5., 5.], [1., 2., 3.], [-1., -2., 0.]):
+        xv = np.array(xv, "float32")
+        (got,), _ = _run(main, {"x": xv}, [gx])
+        want = (np.full(3, 2.0) if xv.sum() > 10 else 2 * xv if xv.sum() > 0
+                else np.full(3, 0.5)) / 3
+        np.testing.assert_allclose(got, want, rtol=1e-6)

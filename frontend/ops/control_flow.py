@@ -26,9 +26,15 @@ def _declared(ins: dict[str, list[VarInfo]], a: dict) -> dict[str, list[VarInfo]
 
 
 def _cond_grad(op: OpDesc) -> list[OpDesc]:
-    raise OpError("op 'conditional_block' (paddle.static.nn.cond/case/switch_case): fluidc's "
-                  "append_backward does not build its grad block yet; programs holding "
-                  "conditional_block_grad (saved by Paddle) run, but cannot be built here")
+    """conditional_block_grad over the forward op's inputs, outputs and their grads; its
+    sub_block names the forward block here, and passes/backward.py replaces it with the grad
+    block it builds (linked to the forward block by forward_block_idx), as Paddle's backward."""
+    outs = op.outputs.get("Out", [])
+    ins = {"Cond": op.input("Cond"), "Input": op.inputs.get("Input", []), "Out": outs,
+           "Out@GRAD": [grad_name(n) for n in outs], "Scope": op.outputs.get("Scope", [])}
+    attrs = {k: op.attrs[k] for k in _COND_ATTRS if k in op.attrs}
+    return [OpDesc("conditional_block_grad", {k: list(v) for k, v in ins.items() if v},
+                   {"Input@GRAD": [grad_name(n) for n in op.inputs.get("Input", [])]}, attrs)]
 
 
 def _while_grad(op: OpDesc) -> list[OpDesc]:

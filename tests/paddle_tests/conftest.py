@@ -14,6 +14,59 @@ import pytest
 KNOWN_GAPS = {
     'test_dropout_op.py::TestDropoutFAPI::test_static':
         "F.dropout(x, axis=0 / [0, 1]) on data of shape [-1, -1] raises FluidcError 'the dims of x [-1, -1] along axis 1 must be known'; Paddle builds it (mask shape taken at run time)",
+    # control flow: cond / case / switch_case / while_loop
+    'test_cond.py::TestCondNestedControlFlow::test_cond_inside_cond':
+        "Variable.grad_name missing (AttributeError); with a.name + '@GRAD' the run of the nested-cond gradient crashes in the executor's sub-block run: AttributeError 'NoneType' object has no attribute 'persistable' (a var read by the grad block is not found)",
+    'test_cond.py::TestCondInputOutput::test_pass_and_modify_var':
+        "Variable == int is Python's ==: (i % 2) == 0 gives the bool False, not a bool Variable, so cond raises 'pred must be Variable, but received bool'",
+    'test_cond.py::TestCondInputOutput::test_return_none':
+        "Variable == int is Python's ==: (i % 2) == 0 gives a Python bool, cond refuses it as pred",
+    'test_cond.py::TestCondInputOutput::test_wrong_structure_exception':
+        "Variable == int is Python's ==: (i % 2) == 0 gives a Python bool, so cond raises 'pred must be Variable' instead of the 'Incompatible return values ...' / 'true fn returns 1 vars ...' errors (those messages are right when pred is a Variable)",
+    'test_cond.py::TestCondNestedControlFlow::test_cond_op_in_condition':
+        "Variable == Variable is Python's ==: a == b gives a Python bool, cond refuses it as pred",
+    'test_cond.py::TestCondBackward::test_cond_backward':
+        "Variable == int is Python's ==: (i % 2) == 0 gives a Python bool, cond refuses it as pred",
+    'test_cond.py::TestCondBackward::test_half_nested_cond_backward':
+        "Variable == int is Python's ==: (i % 2) == 0 gives a Python bool, cond refuses it as pred",
+    'test_cond.py::TestCondBackward::test_nested_cond_backward':
+        "Variable == int is Python's ==: (i % 2) == 0 gives a Python bool, cond refuses it as pred",
+    'test_cond.py::TestCondInputOutput::test_return_single_var':
+        "branch outputs of different shapes ([2, 3] vs [3, 2]) refused: OpError 'select_input: fluidc compiles one shape for a branch output'",
+    'test_cond.py::TestCondInputOutput::test_return_var_tuple':
+        "branch outputs of different shapes ([1, 2] vs [3, 4]) refused: OpError from select_input",
+    'test_cond.py::TestCondWithDict::test_input_with_dict':
+        "branch outputs of different shapes ({'1': [3, 2] vs [3, 4]}) refused: ValueError 'Incompatible return values'; Paddle merges them to shape (3, -1)",
+    'test_cond.py::TestCondWithError::test_input_type_error':
+        "cond(pred, f, f, name=set()) raises nothing; Paddle raises TypeError for a non-str name",
+    'test_case.py::TestAPICase::test_return_single_var':
+        "branch outputs of different shapes ([4, 2] vs default's [4, 3]) refused: OpError from select_input",
+    'test_case.py::TestAPICase::test_return_var_tuple':
+        "branch outputs of different shapes ([3, 4] vs [5, 6]) refused: OpError from select_input",
+    'test_case.py::TestAPICase_Nested::test_nested_case':
+        "Variable == Variable is Python's ==: var_5 == var_6 gives a Python bool, case refuses it as pred",
+    'test_case.py::TestAPICase_Nested::test_nested_0d_tensor':
+        "Variable == Variable is Python's ==: var_5 == var_6 gives a Python bool, case refuses it as pred",
+    'test_case.py::TestMultiTask::test_optimizer_in_case':
+        "Variable == Variable is Python's ==: switch_id == one gives a Python bool, case refuses it as pred",
+    'test_switch_case.py::TestAPISwitchCase::test_return_single_var':
+        "branch outputs of different shapes ([4, 2] vs [4, 3]) refused: OpError from select_input",
+    'test_switch_case.py::TestAPISwitchCase::test_return_var_tuple':
+        "branch outputs of different shapes ([1, 2] vs [5, 6]) refused: OpError from select_input",
+    'test_switch_case.py::TestAPISwitchCase_Nested::test_nested_switch_case':
+        "branch outputs of different shapes ([1, 2] vs [2, 3]) refused: OpError from select_input",
+    'test_while_loop_op.py::TestApiWhileLoop::test_var_dict':
+        "while_loop with dict / nested-list loop_vars returns a body-block var for them: fetching test_dict['test_key'] raises FetchError 'elementwise_add_0.tmp_0 is not a var of the program'",
+    'test_while_loop_op.py::TestApiWhileLoop_Backward::test_while_loop_backward':
+        "while gradients not built: append_backward raises OpError \"op 'while' has no gradient in fluidc\"",
+    'test_while_loop_op.py::TestApiWhileLoop_Backward::test_while_loop_backward2':
+        "while gradients not built: append_backward raises OpError \"op 'while' has no gradient in fluidc\"",
+    'test_while_loop_op.py::TestApiWhileLoop_NestedWithBackwardAndLoDTensorArray::test_nested_net_with_backward_and_lodtensor':
+        "tensor arrays missing: paddle.tensor.array_write / array_read (and while gradients not built)",
+    'test_while_loop_op.py::TestApiWhileLoop_Error::test_error2':
+        "a body that adds a key to a dict loop var (or appends to a list one) raises nothing; Paddle raises ValueError (output structure differs from loop_vars)",
+    'test_while_loop_op.py::TestApiWhileLoopSliceInBody::test_var_slice':
+        "paddle.shape missing",
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

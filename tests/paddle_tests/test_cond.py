@@ -1,5 +1,17 @@
-"""Port of Paddle test/legacy_test/test_cond.py (the paddle.fluid-era version of the file, static
-graph on legacy programs).
+"""Port of Paddle test/legacy_test/test_cond.py (static graph; written from its paddle.fluid-era
+version, with the PIR-compatible changes of Paddle's current version).
+
+run-on-paddle: pir
+
+Paddle 3.3.1 builds cond only on PIR programs (on legacy ones its cond calls paddle.logical_not,
+which then only takes PIR values), so this file runs on Paddle with PIR on. Following Paddle's
+current version of the same file (which has a legacy and a PIR branch in each case), the smallest
+changes that run there are made and commented: fetch `out` instead of `out.name`, the gradient
+of x via `_grad(x, grad_list)` (x.grad_name on legacy programs and fluidc, the pair from
+append_backward's list on PIR, as Paddle's PIR branch does; such x are made persistable, as
+there), same-dtype branch outputs in test_return_var_tuple / test_input_with_dict, nn.BatchNorm
+in batchnorm_fc_with_inputs, shapes compared as tuples, the single fetched loss unpacked in
+backward_value_helper (numpy 2).
 
 Kept: every static case of TestCondInputOutput, TestCondNestedControlFlow, TestCondBackward,
 TestCondWithError and TestCondWithDict, with Paddle's assertions. simple_nets.py's
@@ -19,6 +31,13 @@ import fluidc as fluid
 np.random.seed(123)
 
 append_backward = paddle.static.append_backward
+
+
+def _grad(var, grad_list):
+    # PIR values have no grad_name: take the grad from append_backward's (var, grad) pairs
+    if type(var).__name__ != 'Value':  # a legacy-program Variable
+        return var.grad_name
+    return next(g for p, g in grad_list if p.is_same(var))
 Program = paddle.static.Program
 program_guard = paddle.static.program_guard
 
@@ -46,7 +65,8 @@ def batchnorm_fc_with_inputs(img, label, class_num=10):
         hidden = paddle.static.nn.fc(
             hidden, size=200, activation='relu', bias_attr=_const_bias()
         )
-        hidden = paddle.static.nn.batch_norm(input=hidden)
+        # Paddle 3.3.1's static.nn.batch_norm refuses PIR values; Paddle's PIR form of this net
+        hidden = paddle.nn.BatchNorm(200)(hidden)
     prediction = paddle.static.nn.fc(hidden, size=class_num, activation='softmax')
     loss = paddle.nn.functional.cross_entropy(
         input=prediction, label=label, reduction='none', use_softmax=False
@@ -73,7 +93,7 @@ class TestCondInputOutput(unittest.TestCase):
             out = paddle.static.nn.cond(pred, true_func, false_func)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        (ret,) = exe.run(main_program, fetch_list=[out.name])
+        (ret,) = exe.run(main_program, fetch_list=[out])  # PIR values have no .name
         np.testing.assert_allclose(np.asarray(ret), np.full((3, 2), -1, np.int32), rtol=1e-05)
 
     def test_return_0d_tensor(self):
@@ -94,7 +114,7 @@ class TestCondInputOutput(unittest.TestCase):
             out = paddle.static.nn.cond(pred, true_func, false_func)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        (ret,) = exe.run(main_program, fetch_list=[out.name])
+        (ret,) = exe.run(main_program, fetch_list=[out])  # PIR values have no .name
         np.testing.assert_allclose(np.asarray(ret), np.array(2), rtol=1e-05)
         self.assertEqual(ret.shape, ())
 
@@ -116,7 +136,7 @@ class TestCondInputOutput(unittest.TestCase):
             out = paddle.static.nn.cond(pred, true_func, false_func)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        (ret,) = exe.run(main_program, fetch_list=[out.name])
+        (ret,) = exe.run(main_program, fetch_list=[out])  # PIR values have no .name
         np.testing.assert_allclose(np.asarray(ret), np.full((3, 3), 2, np.int32), rtol=1e-05)
 
     def test_0d_tensor_backward(self):
@@ -126,11 +146,12 @@ class TestCondInputOutput(unittest.TestCase):
         with program_guard(main_program, startup_program):
             a = paddle.full(shape=[], dtype='float32', fill_value=-2.0)
             a.stop_gradient = False
+            a.persistable = True  # so PIR's append_backward lists its grad
             out = paddle.static.nn.cond(a >= 0, lambda: a, lambda: -a)
-            append_backward(out)
+            grad_list = append_backward(out)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        ret = exe.run(main_program, fetch_list=[out.name, a.grad_name])
+        ret = exe.run(main_program, fetch_list=[out, _grad(a, grad_list)])
         np.testing.assert_allclose(np.asarray(ret[0]), np.array(2.0), rtol=1e-05)
         self.assertEqual(ret[0].shape, ())
         np.testing.assert_allclose(np.asarray(ret[1]), np.array(-1.0), rtol=1e-05)
@@ -144,10 +165,11 @@ class TestCondInputOutput(unittest.TestCase):
                 shape=[1, 2], dtype='int32', value=1
             ), paddle.tensor.fill_constant(shape=[2, 3], dtype='bool', value=True)
 
+        # PIR's cond needs equal branch dtypes: int32 / bool as in Paddle's current version
         def false_func():
             return paddle.tensor.fill_constant(
-                shape=[3, 4], dtype='float32', value=3
-            ), paddle.tensor.fill_constant(shape=[4, 5], dtype='int64', value=2)
+                shape=[3, 4], dtype='int32', value=3
+            ), paddle.tensor.fill_constant(shape=[4, 5], dtype='bool', value=False)
 
         main_program = Program()
         startup_program = Program()
@@ -266,13 +288,17 @@ class TestCondInputOutput(unittest.TestCase):
         with fluid.program_guard(main_program, startup_program):
             a = paddle.tensor.fill_constant(shape=[1], dtype='float32', value=1.23)
             a.stop_gradient = False
+            a.persistable = True  # so PIR's append_backward lists its grad
             b = paddle.tensor.fill_constant(shape=[1], dtype='float32', value=1.25)
             b.stop_gradient = False
+            b.persistable = True
             out = paddle.static.nn.cond(a - b < -1.0, lambda: a, lambda: b)
-        append_backward(out)
+            # inside program_guard: PIR's append_backward needs the program
+            grad_list = append_backward(out)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        ret = exe.run(main_program, fetch_list=[out, b, a.grad_name, b.grad_name])
+        ret = exe.run(main_program, fetch_list=[out, b, _grad(a, grad_list), _grad(b, grad_list)]
+        )
         # Note: fill_constant has loss of precision, you have to assertEqual
         # with values doens't lose precision in float-point number.
         self.assertEqual(ret[0][0], ret[1][0])
@@ -300,13 +326,14 @@ class TestCondNestedControlFlow(unittest.TestCase):
             i = paddle.static.data(name="i", shape=[1], dtype='float32')
             i.stop_gradient = False
             a = 2.0 * i
+            a.persistable = True  # so PIR's append_backward lists its grad
             out = paddle.static.nn.cond(
                 i < 5.0,
                 lambda: less_than_branch(i, a),
                 lambda: greater_equal_branch(i, a),
             )
             mean = paddle.mean(out)
-            append_backward(mean)
+            grad_list = append_backward(mean)
 
         exe = fluid.Executor(fluid.CPUPlace())
         for feed_i in range(0, 10):
@@ -320,7 +347,7 @@ class TestCondNestedControlFlow(unittest.TestCase):
             ret = exe.run(
                 main_program,
                 feed={'i': np.full((1), feed_i, np.float32)},
-                fetch_list=[out.name, a.grad_name],
+                fetch_list=[out, _grad(a, grad_list)],
             )
             self.assertEqual(ret[0][0], expected_ret)
             self.assertEqual(ret[1][0], expected_a_grad)
@@ -339,6 +366,7 @@ class TestCondNestedControlFlow(unittest.TestCase):
         with program_guard(main_program, startup_program):
             i = paddle.full(fill_value=3.0, shape=[], dtype='float32')
             i.stop_gradient = False
+            i.persistable = True  # so PIR's append_backward lists its grad
             a = 2.0 * i
             out = paddle.static.nn.cond(
                 i < 5.0,
@@ -346,10 +374,10 @@ class TestCondNestedControlFlow(unittest.TestCase):
                 lambda: greater_equal_branch(i, a),
             )
             mean = paddle.mean(out)
-            append_backward(out)
+            grad_list = append_backward(out)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        ret = exe.run(main_program, fetch_list=[out.name, i.grad_name])
+        ret = exe.run(main_program, fetch_list=[out, _grad(i, grad_list)])
         np.testing.assert_allclose(np.asarray(ret[0]), np.array(7.0), rtol=1e-05)
         self.assertEqual(ret[0].shape, ())
         np.testing.assert_allclose(np.asarray(ret[1]), np.array(2.0), rtol=1e-05)
@@ -363,8 +391,10 @@ class TestCondNestedControlFlow(unittest.TestCase):
         with fluid.program_guard(main_program, startup_program):
             a = paddle.tensor.fill_constant(shape=[1], dtype='float32', value=1.23)
             a.stop_gradient = False
+            a.persistable = True  # so PIR's append_backward lists its grad
             b = paddle.tensor.fill_constant(shape=[1], dtype='float32', value=1.24)
             b.stop_gradient = False
+            b.persistable = True
             out = paddle.static.nn.cond(
                 a < b,
                 lambda: paddle.static.nn.cond(
@@ -378,10 +408,12 @@ class TestCondNestedControlFlow(unittest.TestCase):
                     lambda: paddle.pow(a, b),
                 ),
             )
-            append_backward(out)
+            grad_list = append_backward(out)
 
         exe = fluid.Executor(fluid.CPUPlace())
-        ret = exe.run(main_program, fetch_list=[out, a.grad_name, b.grad_name])
+        ret = exe.run(
+            main_program, fetch_list=[out, _grad(a, grad_list), _grad(b, grad_list)]
+        )
         # Note: fill_constant has loss of precision, so we assertAlmostEqual.
         self.assertAlmostEqual(ret[0][0], 1.5252)
         self.assertAlmostEqual(ret[1][0], 1.24)
@@ -401,10 +433,11 @@ class TestCondBackward(unittest.TestCase):
         with program_guard(main_program, startup_program):
             img = paddle.static.data(name='image', shape=[-1, 9], dtype='float32')
             img.stop_gradient = False
+            img.persistable = True  # so PIR's append_backward lists its grad
             label = paddle.static.data(name='label', shape=[-1, 1], dtype='int64')
             i = paddle.static.data(name="i", shape=[1], dtype='int32')
             loss = cond_func(i, img, label)
-            append_backward(loss)
+            grad_list = append_backward(loss)
         exe = fluid.Executor(fluid.CPUPlace())
         exe.run(startup_program)
 
@@ -422,21 +455,23 @@ class TestCondBackward(unittest.TestCase):
                     'image': feed_img,
                     'label': feed_label,
                 },
-                fetch_list=[img.grad_name, loss.name],
+                fetch_list=[_grad(img, grad_list), loss],
             )
 
             numerical_grad = np.zeros(shape=[num_devices, 9], dtype=np.float32)
             feed_img_delta = np.copy(feed_img)
             for j in range(9):
                 feed_img_delta[0][j] = feed_img[0][j] + delta
-                loss_delta = exe.run(
+                # unpacked (as Paddle's current PIR branch does): numpy 2 refuses to store the
+                # (1,)-shaped difference of a one-item list into numerical_grad[0][j]
+                (loss_delta,) = exe.run(
                     main_program,
                     feed={
                         'i': np.full((1), feed_i, np.int32),
                         'image': feed_img_delta,
                         'label': feed_label,
                     },
-                    fetch_list=[loss.name],
+                    fetch_list=[loss],
                 )
                 numerical_grad[0][j] = (loss_delta - loss_value) / delta
                 feed_img_delta[0][j] = feed_img[0][j]
@@ -576,8 +611,9 @@ class TestCondWithDict(unittest.TestCase):
 
             def false_func():
                 return {
-                    '1': paddle.full(shape=[3, 4], dtype='float32', fill_value=3),
-                    '2': paddle.full(shape=[4, 5], dtype='int64', fill_value=2),
+                    # PIR's cond needs equal branch dtypes: int32 / bool as in Paddle's current version
+                    '1': paddle.full(shape=[3, 4], dtype='int32', fill_value=3),
+                    '2': paddle.full(shape=[4, 5], dtype='bool', fill_value=2),
                 }
 
             x = paddle.full(shape=[1], dtype='float32', fill_value=0.1)
@@ -585,12 +621,12 @@ class TestCondWithDict(unittest.TestCase):
             pred = paddle.less_than(x=x, y=y, name=None)
             ret = paddle.static.nn.cond(pred, true_func, false_func)
             self.assertEqual(
-                ret['1'].shape,
+                tuple(ret['1'].shape),  # a list on PIR
                 (3, -1),
                 f"The shape is not correct, expects (3, -1) but gets {ret['1'].shape}.",
             )
             self.assertEqual(
-                ret['2'].shape,
+                tuple(ret['2'].shape),
                 (-1, -1),
                 f"The shape is not correct, expects (-1, -1) but gets {ret['2'].shape}.",
             )

@@ -1,12 +1,18 @@
-"""Port of Paddle test/legacy_test/test_switch_case.py: paddle.static.nn.switch_case on legacy
-programs.
+"""Port of Paddle test/legacy_test/test_switch_case.py: paddle.static.nn.switch_case (static
+graph).
+
+run-on-paddle: pir
+
+Paddle 3.3.1 builds case / switch_case only on PIR programs (on legacy ones they call
+paddle.logical_not / multiply, which then only take PIR values), so this file runs on Paddle with
+PIR on; test_0d_tensor_backward fetches `out` and `_grad(x, grad_list)` (x.grad_name on legacy
+programs and fluidc, the pair from append_backward's list on PIR, as Paddle's PIR branch does).
 
 Kept: TestAPISwitchCase (test_return_single_var, test_0d_tensor, test_0d_tensor_backward,
 test_return_var_tuple), TestAPISwitchCase_Nested (2), TestAPISwitchCase_Error, with Paddle's
 assertions.
-Dropped: test_0d_tensor_dygraph (dygraph); the PIR-only branch of test_0d_tensor_backward
-(`paddle.framework.in_pir_mode()` is False on legacy programs, so its legacy branch is kept);
-the CUDAPlace / core.is_compiled_with_cuda() choice (CPU only).
+Dropped: test_0d_tensor_dygraph (dygraph); the `paddle.framework.in_pir_mode()` branching of
+test_0d_tensor_backward (folded into `_grad`); the CUDAPlace / core.is_compiled_with_cuda() choice (CPU only).
 Renamed: base.backward.append_backward -> paddle.static.append_backward.
 """
 import unittest
@@ -15,9 +21,18 @@ from functools import partial
 import numpy as np
 
 import fluidc as paddle
-import fluidc as base
+import fluidc as fluid
 
+base = fluid  # Paddle's `from paddle import base`
 append_backward = paddle.static.append_backward
+
+
+def _grad(var, grad_list):
+    # PIR values have no grad_name: take the grad from append_backward's (var, grad) pairs
+    # (Paddle's in_pir_mode() branch)
+    if type(var).__name__ != 'Value':  # a legacy-program Variable
+        return var.grad_name
+    return next(g for p, g in grad_list if p.is_same(var))
 
 paddle.enable_static()
 
@@ -127,7 +142,7 @@ class TestAPISwitchCase(unittest.TestCase):
             grad_list = append_backward(out)
 
         exe = base.Executor(base.CPUPlace())
-        res = exe.run(main_program, fetch_list=[out.name, x.grad_name])
+        res = exe.run(main_program, fetch_list=[out, _grad(x, grad_list)])
         np.testing.assert_allclose(np.asarray(res[0]), np.array(-4.0), rtol=1e-05)
         self.assertEqual(res[0].shape, ())
         np.testing.assert_allclose(np.asarray(res[1]), np.array(2.0), rtol=1e-05)
