@@ -8,9 +8,9 @@ import numpy as np
 import torch
 
 from ..errors import OpError, ShapeError
-from .define import pointwise, present, same_as
-from .nn import (_axis, _class_labels, _hard_pick, _log_tolerable, _with_dim, fill_like,
-                 shifted_np, shifted_ops)
+from .define import pointwise, same_as
+from .nn import (_axis, _class_labels, _hard_pick, _log_tolerable, _with_dim, fill_like, row_grad,
+                 row_grad_parts, shifted_np, shifted_ops)
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -60,20 +60,12 @@ def _log_softmax_ref(ins, a):
     return {"Out": [log_softmax_np(x, axis).astype(x.dtype)]}
 
 
-def _log_softmax_grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("log_softmax_grad", {"Out": op.output("Out"),
-                                        "Out@GRAD": [grad_name(op.output("Out")[0])]},
-                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
-
-
 def _log_softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
-    if not present(op.output("X@GRAD")):
-        return []
-    out, dout = op.input("Out"), op.input("Out@GRAD")
-    y = infos[out[0]]
-    if not y.shape:
-        return fill_like(out, op.output("X@GRAD"), 0.0)
-    axis = _axis(op.attrs.get("axis", -1), len(y.shape), "log_softmax_grad")
+    # dX = dOut - exp(Out) * sum(dOut, axis)
+    parts = row_grad_parts(op, infos)
+    if isinstance(parts, list):
+        return parts
+    out, dout, y, axis = parts
     s, p, prod = new_var(VarInfo(_with_dim(y.shape, axis, 1), y.dtype)), new_var(y), new_var(y)
     return [OpDesc("reduce_sum", {"X": dout}, {"Out": [s]}, {"dim": [axis], **_RED}),
             OpDesc("exp", {"X": out}, {"Out": [p]}, {}),
@@ -90,7 +82,7 @@ def _log_softmax_grad_ref(ins, a):
 
 
 register(OpDef("log_softmax", slots("X"), slots("Out"), {"axis": -1}, same_as("X", "Out"),
-               "composite", reference=_log_softmax_ref, grad=_log_softmax_grad,
+               "composite", reference=_log_softmax_ref, grad=row_grad,
                lower=_log_softmax_lower))
 register(OpDef("log_softmax_grad", slots("Out", "Out@GRAD"), slots("X@GRAD?"), {"axis": -1},
                same_as("Out", "X@GRAD"), "composite", reference=_log_softmax_grad_ref,

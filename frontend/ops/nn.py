@@ -111,21 +111,31 @@ def _softmax_ref(ins, a):
     return {"Out": [_softmax_np(x, _axis(a["axis"], max(x.ndim, 1), "softmax")).astype(x.dtype)]}
 
 
-def _softmax_grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("softmax_grad", {"Out": op.output("Out"),
-                                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
+def row_grad(op: OpDesc) -> list[OpDesc]:
+    """<op>_grad of a row op whose grad needs only its output (softmax, log_softmax)."""
+    return [OpDesc(op.type + "_grad", {"Out": op.output("Out"),
+                                       "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
 
 
-def _softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
-    # dX = Out * (dOut - sum(dOut * Out, axis))
+def row_grad_parts(op: OpDesc, infos: dict[str, VarInfo]):
+    """(Out, Out@GRAD, Out's info, axis) of a row op's grad to lower, or the ops it lowers to
+    outright: none when nobody wants X@GRAD, zeros for a 0-d Out (a row of one value)."""
     if not present(op.output("X@GRAD")):
         return []
     out, dout = op.input("Out"), op.input("Out@GRAD")
     y = infos[out[0]]
     if not y.shape:
         return fill_like(out, op.output("X@GRAD"), 0.0)
-    axis = _axis(op.attrs.get("axis", -1), len(y.shape), "softmax_grad")
+    return out, dout, y, _axis(op.attrs.get("axis", -1), len(y.shape), op.type)
+
+
+def _softmax_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    # dX = Out * (dOut - sum(dOut * Out, axis))
+    parts = row_grad_parts(op, infos)
+    if isinstance(parts, list):
+        return parts
+    out, dout, y, axis = parts
     prod, s, diff = new_var(y), new_var(VarInfo(_with_dim(y.shape, axis, 1), y.dtype)), new_var(y)
     return [OpDesc("elementwise_mul", {"X": dout, "Y": out}, {"Out": [prod]}, dict(_EW)),
             OpDesc("reduce_sum", {"X": [prod]}, {"Out": [s]},
@@ -151,7 +161,7 @@ def _softmax_infer(ins, a):
 
 
 register(OpDef("softmax", slots("X"), slots("Out"), SOFTMAX_ATTRS, _softmax_infer,
-               "composite", reference=_softmax_ref, grad=_softmax_grad, lower=_softmax_lower))
+               "composite", reference=_softmax_ref, grad=row_grad, lower=_softmax_lower))
 register(OpDef("softmax_grad", slots("Out", "Out@GRAD"), slots("X@GRAD?"), SOFTMAX_ATTRS,
                same_as("Out", "X@GRAD"), "composite", reference=_softmax_grad_ref,
                lower=_softmax_grad_lower))
