@@ -19,13 +19,30 @@ def _host(t: torch.Tensor) -> np.ndarray:
     return t.numpy() if t.device.type == "cpu" else t.cpu().numpy()
 
 
+def _nested(blocks: list[Block]) -> list[Block]:
+    """The blocks below `blocks` (children, their children, ...), not `blocks` themselves."""
+    program = blocks[0].program
+    roots = {b.idx for b in blocks}
+    out = []
+    for b in program.blocks:
+        p = b.parent_idx
+        while p >= 0 and p not in roots:
+            p = program.blocks[p].parent_idx
+        if p >= 0 and b.idx not in roots:
+            out.append(b)
+    return out
+
+
 class _BlockRun:
     """A sub-block (after the `prefix` blocks it reads) compiled as a program of its own: its
     feeds are the non-persistable vars it reads from outside (persistables it binds from the
     scope, as any plan)."""
 
     def __init__(self, block: Block, prefix: list[Block], fetches: list[str], op: str) -> None:
-        made = {n for b in prefix for n in b.vars}
+        # vars the prefix blocks, or blocks nested in any of the run's blocks, declare are made
+        # inside the run (a nested cond's outputs live in its branch blocks)
+        made = {n for b in prefix for n in b.vars} | {
+            n for b in _nested(prefix + [block]) for n in b.vars}
         reads = [n for b in prefix + [block] for n in outer_reads(b) if n not in made]
         self.feeds = [n for n in dict.fromkeys(reads)
                       if not block._find_var_recursive(n).persistable]
