@@ -222,17 +222,22 @@ def _slice_spans(op: str, shape, a) -> dict[int, tuple[int, int]]:
     return spans
 
 
-def _slice_shape(op: str, shape, a) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """(the sliced shape, the shape after decrease_axis)."""
-    spans = _slice_spans(op, shape, a)
-    full = tuple(-1 if i in spans and spans[i][0] < 0 else (spans[i][1] - spans[i][0])
-                 if i in spans else d for i, d in enumerate(shape))
+def _decreased(op: str, shape, full: tuple[int, ...], a) -> tuple[int, ...]:
+    """A slice's shape `full` less the decrease_axis dims, each checked to be of size 1."""
     dec = {_axis(d, len(shape), op) for d in a["decrease_axis"]}
     for i in dec:
         if full[i] not in (1, -1):
             raise ShapeError(f"op '{op}': decrease_axis {list(a['decrease_axis'])} names dim {i} "
                              f"of size {full[i]} (must be 1) slicing Input {list(shape)}")
-    return full, tuple(d for i, d in enumerate(full) if i not in dec)
+    return tuple(d for i, d in enumerate(full) if i not in dec)
+
+
+def _slice_shape(op: str, shape, a) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(the sliced shape, the shape after decrease_axis)."""
+    spans = _slice_spans(op, shape, a)
+    full = tuple(-1 if i in spans and spans[i][0] < 0 else (spans[i][1] - spans[i][0])
+                 if i in spans else d for i, d in enumerate(shape))
+    return full, _decreased(op, shape, full, a)
 
 
 def _slice_index(shape, a) -> tuple:
@@ -314,12 +319,7 @@ def _strided_shape(op: str, shape, a) -> tuple[tuple[int, ...], tuple[int, ...]]
     ranges = _strided_ranges(op, shape, a)
     full = tuple((-1 if ranges[i] is None else len(ranges[i])) if i in ranges else d
                  for i, d in enumerate(shape))
-    dec = {_axis(d, len(shape), op) for d in a["decrease_axis"]}
-    for i in dec:
-        if full[i] not in (1, -1):
-            raise ShapeError(f"op '{op}': decrease_axis {list(a['decrease_axis'])} names dim {i} "
-                             f"of size {full[i]} (must be 1) slicing Input {list(shape)}")
-    return full, tuple(d for i, d in enumerate(full) if i not in dec)
+    return full, _decreased(op, shape, full, a)
 
 
 def _ascending(shape, a) -> tuple[tuple, list[int]]:
