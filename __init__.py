@@ -9,21 +9,25 @@ from .frontend import initializer, unique_name  # noqa: F401
 from . import layers  # noqa: F401
 from .frontend.dtypes import VarType
 from .frontend.errors import FluidcError
+from .frontend.logs import set_logs  # FLUIDC_LOGS from code
 from .frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
                                  default_startup_program, program_guard)
 from .frontend.layers.api2 import (abs, add, cast, concat, divide, exp, flatten, full, log, matmul,  # noqa: A004
                                    max, maximum, mean, min, minimum, multiply, ones, reshape, scale,
-                                   sqrt, square, subtract, sum, tanh, transpose, zeros)
+                                   scale_, sqrt, square, subtract, sum, tanh, transpose, zeros)
 from .frontend.layers.api2 import all, any, cumsum, pow, prod  # noqa: A004
 from .frontend.layers.api2 import clip as _clip_layer
-from .frontend.layers.tensor import (create_parameter, full_like, ones_like,
+from .frontend.layers.tensor import (assign, create_parameter, full_like, ones_like, shape,
                                      static_data as data, zeros_like)
 from .frontend.layers.api2.linalg import norm
-from .frontend.layers.api2 import add_n, rand, randn, stanh, uniform
+from .frontend.layers.api2 import add_n, rand, randint, randn, stanh, uniform
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
                                       less_equal, less_than, logical_and, logical_not,
                                       logical_or, not_equal)
-from .frontend.layers.api2.manipulation import gather, moveaxis, reshape_, split, t
+from .frontend.layers.api2.manipulation import gather, moveaxis, reshape_, slice, split, t  # noqa: A004
+from .frontend.layers.api2.search import where
+from .frontend.layers.api2.shaping import (expand, squeeze, squeeze_, stack, topk, unsqueeze,
+                                           unsqueeze_)
 from .frontend.param_attr import ParamAttr
 from . import backward  # noqa: F401
 from . import clip, optimizer, regularizer, tensor  # noqa: F401
@@ -36,6 +40,7 @@ from .runtime.feeder import DataFeeder
 from .runtime.lod import create_lod_tensor, create_random_int_lodtensor
 from .runtime.reader import batch
 from .runtime.io import load, save  # paddle.save / paddle.load
+from .runtime.inspect_plan import PlanView, inspect  # the plan exe.run builds, as an object
 
 # Program.desc, Program.state_dict, Variable.get_value ... need the lower layers: bound there.
 from . import compiler, data_feeder, executor, framework, metric, metrics  # noqa: F401,E402
@@ -77,3 +82,8 @@ def disable_static() -> None:
 
 def in_dynamic_mode() -> bool:
     return False
+
+
+from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute("fluidc", globals())  # an unknown name: close names, not a bare error

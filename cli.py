@@ -1,4 +1,5 @@
-"""The `fluidc` command: demo (train on bundled data), run (a saved model), inspect, codegen."""
+"""The `fluidc` command: demo (train on bundled data), inspect and codegen (a program after the
+passes), cache (the kernel cache), bench (the benchmarks)."""
 from __future__ import annotations
 
 import argparse
@@ -7,6 +8,7 @@ import time
 
 import numpy as np
 
+from fluidc.frontend.errors import FluidcError
 from fluidc.passes.pipeline import lower_for_batch
 from fluidc.passes.strategy import PASSES
 
@@ -51,8 +53,9 @@ def demo(args: argparse.Namespace) -> int:
             perm = rng.permutation(len(train_x))
             losses = []
             steps = range(0, len(train_x) - batch + 1, batch)
+            # disable=None: tqdm draws only on a terminal (no redraws written into a log file)
             bar = tqdm(steps, desc=f"epoch {epoch + 1}/{args.epochs}", leave=False,
-                       disable=args.quiet, unit="step")
+                       disable=True if args.quiet else None, unit="step")
             for i in bar:
                 idx = perm[i:i + batch]
                 out, = exe.run(main, feed={"pixels": train_x[idx], "label": train_y[idx]},
@@ -136,31 +139,38 @@ def inspect(args: argparse.Namespace) -> int:
     """Print a program (or saved model/checkpoint) before and after the passes."""
     from pathlib import Path
 
-    from fluidc.passes import export
-
     target = args.target
     if target not in EXAMPLES and _is_checkpoint(Path(target)):
         from fluidc.runtime.inspect_files import describe
         print(describe(target))
         return 0
-    program, feeds, fetches = _load_target(target)
-    lowered = lower_for_batch(program, feeds, fetches, args.batch, _strategy(args.passes))
+    view = _plan_view(args)
     if args.format == "json":
-        text = export.to_json({"program": export.program_summary(program),
-                               "compiled": export.steps_summary(lowered)})
-    elif args.format in ("dot", "svg"):
-        text = export.program_dot(program) + "\n" + export.steps_dot(lowered) \
-            if args.format == "dot" else _svg(export.steps_dot(lowered))
-    else:
-        if target in EXAMPLES:
-            listing = f"== program ({len(program.global_block().ops)} ops)\n{program}"
-        else:  # a saved model: its vars with sizes, and its ops, as for any file
-            from fluidc.runtime.inspect_files import describe
-            listing = f"== {describe(target)}"
-        text = (f"{listing}\n== compiled for batch {args.batch} ({len(lowered.steps)} steps)\n"
-                f"{export.steps_text(lowered)}")
+        text = view.to_json()
+    elif args.format == "dot":
+        text = view.to_dot()
+    elif args.format == "svg":
+        try:
+            text = view.to_svg()
+        except FluidcError as e:
+            raise SystemExit(f"fluidc: {e}") from None
+    elif target in EXAMPLES:
+        text = view.to_text()
+    else:  # a saved model: its vars with sizes, and its ops, as for any file
+        from fluidc.runtime.inspect_files import describe
+        text = view.to_text(f"== {describe(target)}")
     _emit(text, args.output)
     return 0
+
+
+def _plan_view(args: argparse.Namespace):
+    """The PlanView of the command's target, batch, passes and backend."""
+    from fluidc.runtime.inspect_plan import PlanView
+
+    program, feeds, fetches = _load_target(args.target)
+    lowered = lower_for_batch(program, feeds, fetches, args.batch, _strategy(args.passes),
+                              target=args.backend)
+    return PlanView(program, lowered, args.backend, args.batch)
 
 
 def _is_checkpoint(path) -> bool:
@@ -172,17 +182,6 @@ def _is_checkpoint(path) -> bool:
         and not path.with_suffix(".pdmodel").exists())
 
 
-def _svg(dot_text: str) -> str:
-    import shutil
-    import subprocess
-
-    if shutil.which("dot") is None:
-        raise SystemExit("fluidc: --format svg needs Graphviz's `dot` on PATH "
-                         "(e.g. apt-get install graphviz); --format dot prints the source instead")
-    return subprocess.run(["dot", "-Tsvg"], input=dot_text, capture_output=True, text=True,
-                          check=True).stdout
-
-
 def _emit(text: str, output: str | None) -> None:
     if output:
         from pathlib import Path
@@ -192,60 +191,121 @@ def _emit(text: str, output: str | None) -> None:
 
 
 def codegen(args: argparse.Namespace) -> int:
-    """Print the kernels a program compiles to."""
-    program, feeds, fetches = _load_target(args.target)
-    if args.backend == "triton":
-        from fluidc.codegen.triton_plan import generate_triton as generate
-    else:
-        from fluidc.codegen import generate_c as generate
-    lowered = lower_for_batch(program, feeds, fetches, args.batch, _strategy(args.passes),
-                     row_fusion=args.backend == "c", target=args.backend)
-    module = generate(lowered.steps, lowered.infos, lowered.storage)
-    _emit(module.source, args.output)
+    """Print the kernels a program compiles to (nothing is compiled)."""
+    _emit(_plan_view(args).source, args.output)
     return 0
 
 
-def bench(args: argparse.Namespace) -> int:
-    """Run the benchmark suite (fused vs unfused vs numpy/torch)."""
-    from fluidc.bench.run import main as bench_main
-    return bench_main(args.rest)
+def cache(args: argparse.Namespace) -> int:
+    """Show or empty the kernel cache."""
+    from fluidc.codegen.compiler import cache_dir, cache_max_bytes, trim_cache
+
+    d = cache_dir()
+    if args.action == "clear":
+        removed = clear_cache(d)
+        print(f"removed {removed} cached kernel files from {d}")
+        return 0
+    limit = cache_max_bytes()
+    used = trim_cache(d, None) if d.is_dir() else 0
+    kernels = len(list(d.glob("k_*.so")) + list(d.glob("t_*.py"))) if d.is_dir() else 0
+    cap = f"{limit / 2**20:.0f} MiB (FLUIDC_CACHE_MAX_MB)" if limit else "none (FLUIDC_CACHE_MAX_MB=0)"
+    print(f"directory  {d} (FLUIDC_CACHE_DIR)\nkernels    {kernels}\n"
+          f"size       {used / 2**20:.1f} MiB\ncap        {cap}")
+    return 0
+
+
+def clear_cache(d) -> int:
+    """Remove the cache's own files (kernels, sidecars, stale builds) from `d`; returns how many
+    entries went. Files of other names are left alone."""
+    from fluidc.codegen.compiler import trim_cache
+
+    if not d.is_dir():
+        return 0
+    before = sum(1 for _ in d.iterdir())
+    trim_cache(d, 0)
+    return before - sum(1 for _ in d.iterdir())
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got '{text}'") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+    return value
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Every option's help ends with its default, where it has one."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if action.default not in (None, False, argparse.SUPPRESS) and action.option_strings \
+                and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the `fluidc` command."""
-    parser = argparse.ArgumentParser(prog="fluidc", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("demo", help="train a small model on bundled data, compiled to C")
-    p.add_argument("--epochs", type=int, default=20)
-    p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--lr", type=float, default=0.005)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    from fluidc import __version__
+
+    fmt = _HelpFormatter
+    parser = argparse.ArgumentParser(prog="fluidc", description=__doc__, formatter_class=fmt)
+    parser.add_argument("--version", action="version", version=f"fluidc {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p = sub.add_parser("demo", help="train a small model on bundled data, compiled to C",
+                       description=demo.__doc__, formatter_class=fmt)
+    p.add_argument("--epochs", type=_positive_int, default=20, help="passes over the data")
+    p.add_argument("--batch-size", type=_positive_int, default=32, help="examples per step")
+    p.add_argument("--lr", type=_positive_float, default=0.005, help="Adam's learning rate")
+    p.add_argument("--seed", type=int, default=1, help="seed of the data split and the weights")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is drawn only on "
+                                                        "a terminal anyway)")
     p.set_defaults(func=demo)
     for name, func, text in (("inspect", inspect, "show a program before and after the passes"),
                              ("codegen", codegen, "print the generated kernels")):
-        p = sub.add_parser(name, help=text)
+        p = sub.add_parser(name, help=text, description=func.__doc__, formatter_class=fmt)
         p.add_argument("target", help=f"an example ({', '.join(EXAMPLES)}) or a saved model path")
         p.add_argument("--passes", help="comma list of the passes to run, from "
                                         f"{', '.join(PASSES)}, or none (default: the "
                                         "executor's: all)")
-        p.add_argument("--batch", type=int, default=1, help="size of -1 dims (default 1)")
+        p.add_argument("--batch", type=_positive_int, default=1, help="size of -1 dims")
         p.add_argument("-o", "--output", help="write to this file instead of stdout")
         if name == "inspect":
-            p.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text")
-        else:
-            p.add_argument("--backend", choices=("c", "triton"), default="c")
+            p.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
+                           help="how to print it")
+        p.add_argument("--backend", choices=("c", "triton"), default="c",
+                       help="the code the executor builds for CPUPlace (c) or CUDAPlace (triton)")
         p.set_defaults(func=func)
-    p = sub.add_parser("bench", help="run the benchmarks (arguments go to bench/run.py)")
-    p.add_argument("rest", nargs=argparse.REMAINDER)
-    p.set_defaults(func=bench)
+    p = sub.add_parser("cache", help="show or empty the kernel cache", description=cache.__doc__,
+                       formatter_class=fmt)
+    p.add_argument("action", choices=("info", "clear"), nargs="?", default="info",
+                   help="info: where it is, how many kernels, how big; clear: remove them")
+    p.set_defaults(func=cache)
+    # Listed for --help only: main() hands `fluidc bench ...` to bench/run.py's own parser.
+    sub.add_parser("bench", help="run the benchmarks (`fluidc bench --help` lists them)",
+                   add_help=False)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `fluidc` console script."""
-    from fluidc.frontend.errors import FluidcError
-
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["bench"]:  # the benchmarks' options (and --help) are bench/run.py's
+        from fluidc.bench.run import main as bench_main
+        return bench_main(argv[1:], prog="fluidc bench")
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -2,6 +2,10 @@
 from .frontend.dtypes import VarType
 from .runtime import CPUPlace, CUDAPlace, LoDTensor, Scope
 from .runtime.pyreader import EOFException  # raised by non-iterable readers
+from .runtime.selected_rows import SelectedRows
+
+
+DenseTensor = LoDTensor  # Paddle 3.x's name for it
 
 
 class VarDesc:
@@ -10,4 +14,5 @@ class VarDesc:
     VarType = VarType
 
 
-__all__ = ["VarDesc", "VarType", "CPUPlace", "CUDAPlace", "LoDTensor", "Scope", "EOFException"]
+__all__ = ["VarDesc", "VarType", "CPUPlace", "CUDAPlace", "LoDTensor", "DenseTensor", "Scope",
+           "SelectedRows", "EOFException"]

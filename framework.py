@@ -24,12 +24,23 @@ Program.set_state_dict = _io.set_state_dict
 Variable.get_value = _io.get_value
 Variable.set_value = _io.set_value
 
+# paddle.framework.io_utils and its var predicates
+io_utils = _io
+is_parameter = _io.is_parameter
+is_persistable = _io.is_persistable
+
 
 def in_dygraph_mode() -> bool:
     """fluidc runs static programs only."""
     return False
 
 
+def in_pir_mode() -> bool:
+    """fluidc builds legacy (ProgramDesc) programs, never PIR ones."""
+    return False
+
+
 __all__ = ["Block", "Operator", "Parameter", "Program", "Variable", "default_main_program",
            "default_startup_program", "program_guard", "cpu_places", "cuda_places",
-           "cuda_pinned_places", "is_compiled_with_cuda", "in_dygraph_mode"]
+           "cuda_pinned_places", "is_compiled_with_cuda", "in_dygraph_mode", "in_pir_mode",
+           "is_parameter", "is_persistable"]

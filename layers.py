@@ -13,3 +13,8 @@ for _m in pkgutil.iter_modules(_layers.__path__):
     _mod = importlib.import_module(f"{_layers.__name__}.{_m.name}")
     globals()[_m.name] = _mod
     sys.modules[f"{__name__}.{_m.name}"] = _mod
+
+
+from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute("fluidc.layers", globals())  # an unknown name: close names, not a bare error

@@ -21,6 +21,7 @@ import argparse
 import os
 import platform
 import sys
+import tempfile
 import time
 
 from .harness import format_table, format_targets, write_json
@@ -54,9 +55,9 @@ def _meta(thread_info: dict, selected: list[str], repeat: int | None) -> dict:
             "repeat": repeat, "loadavg_start": os.getloadavg(), **thread_info}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = "bench") -> int:
     """Entry point: parse argv, run the selected benches, print the table (and write JSON)."""
-    ap = argparse.ArgumentParser(prog="bench", description=__doc__.strip().splitlines()[0])
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__.strip().splitlines()[0])
     ap.add_argument("benches", nargs="*", metavar="BENCH",
                     help=f"which benches to run: {', '.join(CHOICES)} or all (default: all; "
                          f"kernels = {' '.join(KERNELS)})")
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma list of competitors to run (e.g. 'fluidc,C fused'); others left out")
     ap.add_argument("-q", "--quiet", action="store_true", help="only print the table")
     args = ap.parse_args(argv)
+    # The kernels benchmarks build stay out of the user's cache unless FLUIDC_CACHE_DIR says.
+    os.environ.setdefault("FLUIDC_CACHE_DIR", os.path.join(tempfile.gettempdir(),
+                                                           "fluidc-bench-kernels"))
     if args.only:
         from . import harness
         harness.ONLY = {n.strip() for n in args.only.split(",") if n.strip()}

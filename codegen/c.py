@@ -14,9 +14,11 @@ _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent /
                           undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 C_TYPES = {
-    "float32": "float", "float64": "double", "int8": "int8_t", "int16": "int16_t",
-    "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t", "bool": "uint8_t",
+    "float16": "_Float16", "float32": "float", "float64": "double", "int8": "int8_t",
+    "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t",
+    "bool": "uint8_t",
 }
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 # Work above this many elements is split across threads; below it, thread start-up costs more.
 PARALLEL_MIN = 1 << 15
 
@@ -38,7 +40,7 @@ def c_literal(value, dtype) -> str:
     if dtype.kind in "iu":
         return f"((int64_t){int(value)}LL)" if dtype.itemsize == 8 else str(int(value))
     v = float(np.asarray(value, dtype=dtype))
-    suffix = "f" if dtype == np.float32 else ""
+    suffix = "f" if dtype in (_F16, _F32) else ""
     if math.isnan(v):
         return f"(({c_type(dtype)})NAN)"
     if math.isinf(v):
@@ -57,6 +59,11 @@ class CPrinter:
         self.ref = operand_ref       # operand -> buffer parameter name
 
     def expr(self, n: Node, name: dict[int, str]) -> str:
+        # float16 values are stored as _Float16 and computed as Paddle's CPU kernels and
+        # numpy do: in float32, each node's result rounded to float16 by its _Float16 local.
+        # Casts convert directly (double -> half rounds once).
+        if n.dtype == _F16 and n.op not in ("load", "constant", "cast"):
+            n = Node(n.op, n.args, _F32, n.id)
         a = [name[x.id] if isinstance(x, Node) else x for x in n.args]
         t = c_type(n.dtype)
         f = "f" if n.dtype == np.float32 else ""

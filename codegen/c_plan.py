@@ -3,14 +3,18 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import logging
 from dataclasses import dataclass, field
 
+from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
 from ..passes.fuse import Concurrent, Extern, MatmulKernel, Step
 from .c import c_type, render_kernel, render_module
 from .c_matmul import render_gemm_helpers, render_matmul
 from .compiler import load_c
 from .kernel import Storage, build_spec, segments
+
+_log = logger("codegen")
 
 
 @dataclass
@@ -49,9 +53,11 @@ class CModule:
         return functools.partial(fn, ctypes.addressof(table))
 
 
-def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = str) -> CModule:
+def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = str,
+               load: bool = True) -> CModule:
     """Render every kernel; consecutive kernels share one segment (one call from Python).
-    Slots are storages: `storage` maps each var to the one it lives in."""
+    Slots are storages: `storage` maps each var to the one it lives in. load=False: the
+    source only, nothing compiled (inspection)."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
     rendered: list[dict] = []
@@ -72,6 +78,9 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
             else:
                 spec = build_spec(step, infos, storage)
                 kernels.append(render_kernel(spec, name, orphan))
+            if _log.isEnabledFor(logging.DEBUG):
+                _log.debug("%s over %s: %s, %d lines of C", name, list(step.shape),
+                           " + ".join(op.type for op in step.ops), kernels[-1].count("\n") + 1)
             args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
                     for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
             return f"{name}({', '.join(args)});"
@@ -86,4 +95,10 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
     helpers = render_gemm_helpers(list(dict.fromkeys(gemm_dtypes)))
-    return CModule(render_module(kernels, rendered, helpers), schedule, slots).load()
+    source = render_module(kernels, rendered, helpers)
+    if _log.isEnabledFor(logging.DEBUG):
+        _log.debug("module: %d kernels in %d segments, %d library calls, %d lines of C",
+                   len(kernels), len(rendered), len(schedule) - len(rendered),
+                   source.count("\n") + 1)
+    module = CModule(source, schedule, slots)
+    return module.load() if load else module

@@ -31,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..frontend.errors import CompileError
+from ..frontend.logs import logger
 
 # -fno-math-errno/-fno-trapping-math let gcc vectorize the math calls; -ffinite-math-only is
 # never used, so NaN and Inf behave as in numpy. Linking is done without any fast-math flag:
@@ -67,6 +68,7 @@ _RESCAN_EVERY = 32
 
 # key -> library or module, while anything (a plan) still uses it; a library nothing uses is
 # closed (dlclose), so dropped plans give their mappings back.
+_log = logger("cache")
 _loaded: weakref.WeakValueDictionary[str, ctypes.CDLL | ModuleType] = weakref.WeakValueDictionary()
 _lock = threading.RLock()  # loads and builds; the in-process hit path takes no lock
 _pinned: list[ctypes.CDLL] = []  # the OpenMP runtime, never unloaded once a kernel used it
@@ -220,8 +222,12 @@ def load_c(source: str) -> ctypes.CDLL:
                 pass  # verified but unloadable (another process evicted it): rebuild
             else:
                 _touch(so)
+                _log.debug("found %s on disk", so)
                 return lib
+        start = time.perf_counter()
         size = _build(cc, source, d, so, key)
+        _log.debug("built %s: %d lines of C compiled in %.2f s", so, source.count("\n"),
+                   time.perf_counter() - start)
         try:
             lib = _open(so)
         except OSError as e:
@@ -333,6 +339,7 @@ def load_py(source: str) -> ModuleType:
             _touch(path)
         else:
             atomic_write(path, data)
+        _log.debug("%s %s (Triton module)", "found" if ok else "wrote", path)
         spec = importlib.util.spec_from_file_location(f"fluidc_generated_{key}", path)
         mod = importlib.util.module_from_spec(spec)
         exec(compile(source, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own codegen

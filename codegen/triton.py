@@ -22,11 +22,11 @@ _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "triton"),
     undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
-TL_TYPES = {"float32": "tl.float32", "float64": "tl.float64", "int8": "tl.int8",
+TL_TYPES = {"float16": "tl.float16", "float32": "tl.float32", "float64": "tl.float64", "int8": "tl.int8",
             "int16": "tl.int16", "int32": "tl.int32", "int64": "tl.int64", "uint8": "tl.uint8",
             "bool": "tl.int1"}
 # Triton's signature spelling of a pointer to each dtype (for ahead-of-time compile checks).
-POINTER_TYPES = {"float32": "*fp32", "float64": "*fp64", "int8": "*i8", "int16": "*i16",
+POINTER_TYPES = {"float16": "*fp16", "float32": "*fp32", "float64": "*fp64", "int8": "*i8", "int16": "*i16",
                  "int32": "*i32", "int64": "*i64", "uint8": "*u8", "bool": "*i1"}
 
 POINTWISE_BLOCK = 1024   # elements per program: 8 per thread at 4 warps
@@ -82,6 +82,10 @@ class TritonPrinter:
         self.load = load  # operand -> its tl.load expression
 
     def expr(self, n: Node, name: dict[int, str]) -> str:
+        if n.dtype == np.float16 and n.op not in ("load", "constant", "cast"):
+            # float16 computes in float32 (Triton's exp, log, sqrt take no fp16), each node's
+            # result rounded to float16, as the C backend and numpy do.
+            return f"{self.expr(Node(n.op, n.args, np.dtype(np.float32), n.id), name)}.to(tl.float16)"
         op, T = n.op, tl_type(n.dtype)
         if op == "load":
             return self.load[n.args[0]]
@@ -365,10 +369,11 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
             continue
         n = step.reduce
         combine, value = n.args
-        T = tl_type(n.dtype)
-        init = _init(combine, n.dtype)
-        v = "{0}" if value.dtype == n.dtype else f"{{0}}.to({T})"
-        masked = f"tl.where(xmask & rmask, {v}, {tl_constant(init, n.dtype)})"
+        acc_dtype = np.dtype(np.float32) if n.dtype == np.float16 else n.dtype
+        T = tl_type(acc_dtype)
+        init = _init(combine, acc_dtype)
+        v = "{0}" if value.dtype == acc_dtype else f"{{0}}.to({T})"
+        masked = f"tl.where(xmask & rmask, {v}, {tl_constant(init, acc_dtype)})"
         update, final = _COMBINE[combine]
         if n.dtype.kind != "f":
             final = _INT_FINAL.get(combine, final)
@@ -376,11 +381,11 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
             body += elem_pass([value], [f"t{n.id} = {final.format(acc=masked)}"])
         else:
             acc = f"acc{n.id}"
-            body.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {tl_literal(init, n.dtype)}, {T})")
+            body.append(f"{acc} = tl.full([XBLOCK, RBLOCK], {tl_literal(init, acc_dtype)}, {T})")
             body += elem_pass([value], [f"{acc} = {update.format(acc=acc, v=masked)}"])
             body.append(f"t{n.id} = {final.format(acc=acc)}")
-        if n.dtype.kind != "f":  # tl.sum widens small integers
-            body[-1] += f".to({T})"
+        if n.dtype.kind != "f" or acc_dtype != n.dtype:  # tl.sum widens small integers
+            body[-1] += f".to({tl_type(n.dtype)})"
         body[-1] += "[:, None]"
         names[n.id] = f"t{n.id}"
     for o, v in sched.row_stores:

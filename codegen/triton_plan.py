@@ -84,9 +84,10 @@ class TritonModule:
 
 
 def generate_triton(steps: list[Step], infos: dict[str, VarInfo],
-                    storage: Storage = str) -> TritonModule:
+                    storage: Storage = str, load: bool = True) -> TritonModule:
     """Render every kernel; consecutive kernels share one segment (one call from the runtime).
-    Slots are storages: `storage` maps each var to the one it lives in."""
+    Slots are storages: `storage` maps each var to the one it lives in. load=False: the
+    source only, nothing imported (inspection)."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
     launches: list[Launch] = []
@@ -112,4 +113,5 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo],
                 calls.append(launch.call(args))
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
-    return TritonModule(render_module(kernels, rendered), schedule, slots, launches).load()
+    module = TritonModule(render_module(kernels, rendered), schedule, slots, launches)
+    return module.load() if load else module

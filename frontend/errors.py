@@ -1,15 +1,42 @@
 """The one error hierarchy of fluidc: every error names the op, var or file and what was expected."""
+import difflib
+
+
+def did_you_mean(name: str, choices) -> str:
+    """"; did you mean 'relu'?" when some of `choices` are close to the unknown `name`, else ""."""
+    close = difflib.get_close_matches(name, [c for c in choices if isinstance(c, str)], n=3,
+                                      cutoff=0.6)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def missing_attribute(module: str, namespace: dict):
+    """A module-level __getattr__ for fluidc's Paddle modules: an unknown name raises an
+    AttributeError that names the module as the user wrote it and the close names it has."""
+    def __getattr__(name: str):
+        if name.startswith("__"):
+            raise AttributeError(f"module '{module}' has no attribute '{name}'")
+        public = [n for n in namespace if not n.startswith("_")]
+        raise AttributeError(f"{module} has no '{name}'{did_you_mean(name, public)} "
+                             f"(dir({module}) lists what fluidc implements)")
+    return __getattr__
 
 
 class FluidcError(Exception):
     """Base of every error fluidc raises on purpose."""
 
 
-def name_op(error: FluidcError, op_type: str) -> FluidcError:
-    """`error`, its message led by the op's name unless it names the op already."""
-    if f"'{op_type}'" in str(error):
+def name_op(error: FluidcError, op, detail: str = "") -> FluidcError:
+    """`error`, its message led by the op's name (unless it names the op already), then
+    `detail`, then where the user's code created the op (an OpDesc's callsite)."""
+    text = str(error)
+    if f"'{op.type}'" not in text:
+        text = f"op '{op.type}': {text}"
+    text += detail
+    if op.callsite and op.callsite not in text:
+        text += f"\n  (the op was created by {op.callsite})"
+    if text == str(error):
         return error
-    named = type(error)(f"op '{op_type}': {error}")
+    named = type(error)(text)
     named.__cause__ = error.__cause__
     return named
 

@@ -9,6 +9,7 @@ from typing import Any, Iterator
 
 from . import unique_name
 from .dtypes import VarType, convert_dtype, dtype_name
+from .callsite import user_callsite
 from .errors import FluidcError, OpError, name_op
 from .ops import OpDesc, VarInfo, get_op_def, grad_name
 from .ops.registry import EMPTY_VAR
@@ -213,6 +214,24 @@ def _attr_str(v: Any) -> str:
     return repr(v) if isinstance(v, str) else str(v)
 
 
+# Ops whose outputs' stop_gradient Paddle's append_op leaves as they are.
+_OWN_STOP_GRADIENT = frozenset({"conditional_block", "conditional_block_grad", "pylayer",
+                                "pylayer_grad", "while", "while_grad"})
+
+
+def _flat_vars(args: dict) -> list:
+    return [x for v in args.values() for x in (v if isinstance(v, (list, tuple)) else [v])
+            if isinstance(x, Variable)]
+
+
+def _pass_stop_gradient(inputs: dict, outputs: dict) -> None:
+    """Variable outputs stop gradients when no Variable input lets them through (names,
+    as backward's grad ops pass them, count as stopping)."""
+    if all(v.stop_gradient is not False for v in _flat_vars(inputs)):
+        for v in _flat_vars(outputs):
+            v.stop_gradient = True
+
+
 def _to_names(v) -> list[str]:
     if v is None:
         return []
@@ -298,6 +317,7 @@ class Block:
         opdef.check_slots(ins, outs)
         desc = OpDesc(type, ins, outs, opdef.as_stored(opdef.complete_attrs(attrs or {})))
         desc.attrs.setdefault("op_role", _op_role)
+        desc.callsite = user_callsite()
         for name in desc.input_arg_names:
             if self._find_var_recursive(name) is None:
                 raise OpError(f"op '{type}' reads var '{name}', which block {self.idx} lacks")
@@ -311,7 +331,7 @@ class Block:
         try:
             outs = opdef.infer(ins, desc.attrs)
         except FluidcError as e:
-            raise name_op(e, desc.type) from None
+            raise name_op(e, desc) from None
         except Exception as e:  # an infer function tripping over odd input is still an op error
             raise OpError(f"op '{desc.type}' cannot infer shapes from inputs "
                           f"{ {k: [i.shape for i in v] for k, v in ins.items()} }: {e}") from e
@@ -328,8 +348,12 @@ class Block:
                     v.lod_level = max(v.lod_level, infos[i].lod_level)
 
     def append_op(self, type: str, inputs=None, outputs=None, attrs=None, **_: Any) -> Operator:
-        """Append an op after checking its slots and attributes; output shapes are inferred."""
+        """Append an op after checking its slots and attributes; output shapes are inferred.
+        As Paddle's append_op, an op none of whose Variable inputs has stop_gradient False
+        (control flow aside) gives its Variable outputs stop_gradient True."""
         op = self._make_op(type, inputs, outputs, attrs)
+        if type not in _OWN_STOP_GRADIENT:
+            _pass_stop_gradient(inputs or {}, outputs or {})
         self.ops.append(op)
         self.program._bump()
         return op
@@ -438,6 +462,7 @@ class Program:
         if hasattr(self, "lr_scheduler"):  # set by an optimizer given an LRScheduler
             p.lr_scheduler = self.lr_scheduler
         p.blocks = []
+        pruned = False
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)
             nb.forward_block_idx = b.forward_block_idx
@@ -447,6 +472,7 @@ class Program:
                 nb.vars[name] = nv
             for op in b.ops:
                 if for_test and _is_training_op(op):
+                    pruned = True
                     continue
                 desc = op.desc.copy()
                 if for_test and "is_test" in desc.attrs:
@@ -455,7 +481,8 @@ class Program:
             p.blocks.append(nb)
         if for_test:
             p._is_test = True
-            _drop_unused_grad_vars(p.global_block())
+            if pruned:
+                _drop_unused_vars(p)
         return p
 
     def __str__(self) -> str:
@@ -472,10 +499,15 @@ def _is_training_op(op: Operator) -> bool:
     return bool(int(role) & 0x3) or op.type.endswith("_grad")
 
 
-def _drop_unused_grad_vars(block: Block) -> None:
-    used = {n for op in block.ops for n in op.input_arg_names + op.output_arg_names}
-    for name in [n for n, v in block.vars.items() if "@GRAD" in n and n not in used]:
-        del block.vars[name]
+def _drop_unused_vars(program: Program) -> None:
+    """clone(for_test) of a program it dropped backward / optimizer ops from keeps only the vars
+    the remaining ops use, as Paddle's prune_backward does (gradients, the learning rate,
+    regularizer temporaries, and also vars no op ever used)."""
+    used = {n for b in program.blocks for op in b.ops
+            for n in op.input_arg_names + op.output_arg_names}
+    for b in program.blocks:
+        for name in [n for n in b.vars if n not in used]:
+            del b.vars[name]
 
 
 class OpRole:

@@ -5,3 +5,8 @@ from ..frontend.layers.api2.functional import (  # noqa: F401
     dropout3d, elu, embedding, gelu, hardsigmoid, hardswish, l1_loss, leaky_relu, linear,
     log_sigmoid, log_softmax, max_pool2d, mse_loss, nll_loss, normalize, one_hot, relu, relu6, selu, sigmoid, silu, softmax, softmax_, batch_norm,
     layer_norm, softmax_with_cross_entropy, softplus, softsign, square_error_cost, swish, tanh)
+
+
+from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute("fluidc.nn.functional", globals())  # an unknown name: close names, not a bare error

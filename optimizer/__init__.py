@@ -8,3 +8,8 @@ from . import lr
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adagrad", "RMSProp", "Adamax",
            "Lamb", "SGDOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdamWOptimizer",
            "AdagradOptimizer", "RMSPropOptimizer", "AdamaxOptimizer", "LambOptimizer", "lr"]
+
+
+from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute("fluidc.optimizer", globals())  # an unknown name: close names, not a bare error

@@ -5,12 +5,14 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from ..frontend.dtypes import is_float
+from ..frontend.dtypes import VarType, is_float
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Block, OpRole, Variable, op_role_guard
 from ..frontend.ops import OpDesc, get_op_def, grad_name
 from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX
+from .control_flow import unversioned
 from .graph import op_node, to_graph, var_node
+from .while_grad import body_versions
 
 
 def _names(xs, what: str = "no_grad_set") -> set[str]:
@@ -51,7 +53,12 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
     if callbacks is not None and not isinstance(callbacks, (list, tuple)):
         raise TypeError(f"append_backward: callbacks must be a list or tuple of callables, got "
                         f"{type(callbacks).__name__}")
-    block = loss.block.program.global_block()
+    block, params = loss.block, loss.block.program.global_block().all_parameters()
+    # As Paddle's: the grad ops of a loss made in a sub-block (an optimizer minimizing in a cond
+    # branch) go to a new block, child of that block's parent, whose forward block it is. No op
+    # runs that block: such an optimizer never changes its parameters, in Paddle as here.
+    dest = block if block.idx == 0 else _new_grad_block(
+        block.program.block(block.parent_idx), block)
     no_grad = _names(no_grad_set)
     if parameter_list is not None:
         if not isinstance(parameter_list, (list, tuple, set)):
@@ -62,22 +69,22 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
                 raise TypeError(f"append_backward: parameter_list[{i}] must be a Variable or a "
                                 f"name, got {type(p).__name__}")
         wanted = [p if isinstance(p, str) else p.name for p in parameter_list]
-        no_grad |= {p.name for p in block.all_parameters() if p.name not in set(wanted)}
+        no_grad |= {p.name for p in params if p.name not in set(wanted)}
     else:
-        wanted = [p.name for p in block.all_parameters() if p.trainable]
+        wanted = [p.name for p in params if p.trainable]
     _mark_loss_op(block, loss)
     gname = grad_name(loss.name)
     with op_role_guard(OpRole.Backward | OpRole.Loss):
-        _grad_var(block, loss.name, gname)
-        block.append_op("fill_constant", outputs={"Out": [gname]},
-                        attrs={"shape": list(loss.shape), "value": 1.0,
-                               "dtype": int(loss.dtype)})
-    grads = _append_grad_ops(block, [loss], {loss.name: gname}, no_grad, None, callbacks)
+        _grad_var(dest, loss.name, gname)
+        dest.append_op("fill_constant", outputs={"Out": [gname]},
+                       attrs={"shape": list(loss.shape), "value": 1.0,
+                              "dtype": int(loss.dtype)})
+    grads = _append_grad_ops(block, [loss], {loss.name: gname}, no_grad, None, callbacks, dest)
     pairs = []
     for name in wanted:
         if name in grads and name not in no_grad:
-            param, grad = block.var(name), block.var(grads[name])
-            _record_role_var(block, param.name, grad.name)
+            param, grad = dest.var(name), dest.var(grads[name])
+            _record_role_var(dest, param.name, grad.name)
             pairs.append((param, grad))
     if isinstance(checkpoints, list) and checkpoints:
         return pairs, [c if isinstance(c, str) else c.name for c in checkpoints]
@@ -147,12 +154,21 @@ def _record_role_var(block: Block, param: str, grad: str) -> None:
 
 def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
                 inputs: list[str] | None) -> set:
-    """Var versions on a path from a differentiable source to a target: the named inputs, or
-    (inputs None) every leaf that is not stop_gradient. A var made by ops that read nothing
-    (uniform_random, fill_constant) counts as a leaf, as in Paddle."""
-    on_path = set(targets)
-    for t in targets:
-        on_path |= nx.ancestors(g, t)
+    """The float var versions given a grad. On the path to the targets, as Paddle's op path:
+    back from the targets through the ops making each var, but not past a no_grad var.
+    With named inputs (gradients), those on a path from them; else (append_backward), as
+    Paddle, every var on it not in no_grad (stop_gradient vars are: append_op passes
+    stop_gradient on, so a var gets a grad from ops alone only when some input lets it
+    through or the user cleared its stop_gradient)."""
+    on_path, stack = set(targets), list(targets)
+    while stack:
+        node = stack.pop()
+        for op in g.predecessors(node):
+            for v in [op, *g.predecessors(op)]:
+                if v not in on_path:
+                    on_path.add(v)
+                    if g.nodes[v]["kind"] != "var" or g.nodes[v]["name"] not in no_grad:
+                        stack.append(v)
     sources = set(inputs) if inputs is not None else None
     needs = set()
     for node in nx.topological_sort(g):
@@ -161,27 +177,24 @@ def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
         name = g.nodes[node]["name"]
         if name in no_grad or not is_float(block.var(name).dtype):
             continue
-        producers = list(g.predecessors(node))
-        if sources is not None and name in sources:
-            needs.add(node)
-        elif all(g.in_degree(p) == 0 for p in producers):
-            if sources is None and not block.var(name).stop_gradient:
-                needs.add(node)
-        elif any(v in needs for p in producers for v in g.predecessors(p)):
+        if sources is None or name in sources or any(
+                v in needs for p in g.predecessors(node) for v in g.predecessors(p)):
             needs.add(node)
     return needs
 
 
 def _append_grad_ops(block: Block, targets: list[Variable], seeds: dict[str, str],
-                     no_grad: set[str], inputs: list[str] | None, callbacks) -> dict[str, str]:
-    """Append the grad ops from the targets (whose grads are the vars named by seeds) back to
-    the sources; returns forward var name -> grad var name for every var given a grad."""
+                     no_grad: set[str], inputs: list[str] | None, callbacks,
+                     dest: Block | None = None) -> dict[str, str]:
+    """Append (to `dest`, else `block`) the grad ops of `block` from the targets (whose grads
+    are the vars named by seeds) back to the sources; returns forward var name -> grad var
+    name for every var given a grad."""
     program = block.program
     program._appending_grad_times += 1
     no_grad = no_grad | {n for n, v in block.vars.items() if v.stop_gradient}
     no_grad -= set(inputs or ())  # asked for explicitly: a data input still gets its grad
     no_grad -= set(seeds)
-    return _grad_pass(block, block, [t.name for t in targets], seeds, no_grad, inputs,
+    return _grad_pass(block, dest or block, [t.name for t in targets], seeds, no_grad, inputs,
                       callbacks)
 
 
@@ -207,6 +220,8 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
     last = max(next(iter(g.predecessors(n)))[1] for n in target_nodes)
     for i in range(last, -1, -1):
         op = ops[i]
+        if _in_place_increment(op):  # kept below if a later grad op reads the var
+            grad_ops.append((_restore(op), None))
         if not any(v in needs for v in g.successors(op_node(i))) or not any(
                 v in needs for v in g.predecessors(op_node(i))):
             continue
@@ -226,20 +241,31 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
                     available.add(n)
             available.update(gop.output_arg_names)
             grad_ops.append((gop, forward))
-    renames = _renames(dest, [gop for gop, _ in grad_ops], seeds)
+    grad_ops = [(gop, forward) for k, (gop, forward) in enumerate(grad_ops)
+                if forward is not None or any(
+                    gop.input("X")[0] in f and gop.input("X")[0] in later.input_arg_names
+                    for later, f in grad_ops[k + 1:] if f is not None)]
+    restores = {id(gop) for gop, forward in grad_ops if forward is None}
+    renames = _renames(dest, [gop for gop, f in grad_ops if f is not None], seeds)
     grad_to_var = {}  # grad var name (as appended) -> forward var name
     for gop, forward in grad_ops:
+        if forward is None:
+            continue
         for n in gop.output_arg_names:
             grad_to_var[renames.get(n, n)] = _forward_name(n)
         _rename(gop, renames, forward)
     grad_ops = [gop for gop, _ in grad_ops]
-    grad_ops, parts = _accumulate(grad_ops, dest.idx)
+    arrays = {n for n, fwd in grad_to_var.items()
+              if block._find_var_recursive(fwd) is not None
+              and block.var(fwd).type == VarType.LOD_TENSOR_ARRAY}
+    restored = {n for gop in grad_ops if id(gop) in restores for n in gop.output_arg_names}
+    grad_ops, parts = _accumulate(grad_ops, dest.idx, arrays | restored)
     with op_role_guard(OpRole.Backward):
         for gop in grad_ops:
-            for n in gop.output_arg_names:
+            for n in gop.output_arg_names if id(gop) not in restores else ():
                 _grad_var(dest, grad_to_var[parts.get(n, n)], n)
-            if gop.type == "conditional_block_grad":
-                gop.attrs["sub_block"] = _cond_grad_block(dest, gop, no_grad)
+            if gop.type in _GRAD_BLOCKS:
+                gop.attrs["sub_block"] = _GRAD_BLOCKS[gop.type](dest, gop, no_grad)
             dest.append_op(gop.type, gop.inputs, gop.outputs, gop.attrs)
             for cb in callbacks or ():
                 if not callable(cb):
@@ -248,31 +274,131 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
     return {fwd: gname for gname, fwd in grad_to_var.items()}
 
 
+def _in_place_increment(op: OpDesc) -> bool:
+    return op.type == "increment" and op.input("X") == op.output("Out")
+
+
+def _restore(op: OpDesc) -> OpDesc:
+    """The increment undoing an in-place increment (a counter indexing arrays), placed where
+    the backward walk passes it, so the grad ops of earlier ops read the value their forward
+    op read, as Paddle's legacy backward does (its increment's grad maker)."""
+    return OpDesc("increment", {"X": op.output("Out")}, {"Out": op.input("X")},
+                  {"step": -float(op.attrs.get("step", 1.0))})
+
+
 def _cond_grad_block(parent: Block, gop: OpDesc, no_grad: set[str]) -> int:
     """The grad block of a conditional_block_grad whose sub_block names its forward block, as
     Paddle's backward builds it: a child of `parent` whose forward_block_idx is the forward
     block; its ops take each Out's grad from the op's (outer) Out@GRAD var and leave x@GRAD
     in a var of the block for each Input x whose grad the op gives (Input@GRAD not @EMPTY@),
     which the op hands to its outer Input@GRAD var. Returns its index."""
+    forward = parent.program.block(gop.attrs["sub_block"])
+    grad_block = _new_grad_block(parent, forward)
+    wanted = _wanted(gop, "Input")
+    outs = gop.input("Out")
+    seeds = dict(zip(outs, gop.input("Out@GRAD")))
+    grads = _grad_pass(forward, grad_block, outs, seeds,
+                       _inner_no_grad(forward, no_grad, wanted, seeds), wanted, None)
+    _zero_missing(grad_block, wanted, grads)
+    return grad_block.idx
+
+
+def _while_grad_block(parent: Block, gop: OpDesc, no_grad: set[str]) -> int:
+    """The grad block of a while_grad: one iteration of the body, recomputed from the values
+    the loop vars (and other inputs) had when it began, with each value named once
+    (while_grad.body_versions), then its backward from the loop vars' exit values (seeded by
+    their grads, `<exit>@GRAD`, which the op hands in) down to the wanted inputs, leaving each
+    x@GRAD in the block (zeros where x does not reach the exits). A child of `parent` whose
+    forward_block_idx is the body. Returns its index."""
+    forward = parent.program.block(gop.attrs["sub_block"])
+    grad_block = _new_grad_block(parent, forward)
+    # the op may name versions (x@@v1, in an outer loop's grad block): the body knows x
+    ops, exits = body_versions(forward, [unversioned(n) for n in gop.input("Out")])
+    for op in ops:
+        for n in op.output_arg_names:
+            # a new version, or a var of the body: the block's own (an outer loop's grad
+            # block may hold a version of the same name)
+            if (unversioned(n) != n or forward.has_var(n)) and not grad_block.has_var(n):
+                v = forward.var(unversioned(n))
+                grad_block.create_var(name=n, shape=v.shape, dtype=v.dtype, type=v.type,
+                                      lod_level=v.lod_level, stop_gradient=v.stop_gradient)
+        grad_block.append_op(op.type, op.inputs, op.outputs, op.attrs)
+    carried = [x for x, e in exits.items() if is_float(grad_block.var(e).dtype)]
+    seeds = {exits[x]: grad_name(exits[x]) for x in carried}
+    for e in seeds:
+        _grad_var(grad_block, e, grad_name(e))
+    # the loop vars' entry grads are wanted too: the iteration before takes them as its seeds
+    wanted = list(dict.fromkeys([unversioned(x) for x in _wanted(gop, "X")] + carried))
+    grads = _grad_pass(grad_block, grad_block, list(seeds), seeds,
+                       _inner_no_grad(forward, no_grad, wanted, seeds), wanted, None)
+    # an array's entry grad is its seed (one var, updated in place): never zeroed
+    _zero_missing(grad_block, [x for x in wanted if exits.get(x) != x], grads)
+    return grad_block.idx
+
+
+def _recurrent_grad_block(parent: Block, gop: OpDesc, no_grad: set[str]) -> int:
+    """The grad block of a recurrent_grad: one step, recomputed (the step block's ops, its vars
+    declared here: the runtime feeds each step's input slices and memories), then its backward
+    from the new memories (`states`) and the step outputs, seeded by their `@GRAD` vars (the
+    next step's memory grads, the output grads' slices), down to the wanted step inputs and
+    parameters and every float memory (`ex_states`, carried to the step before). A child of
+    `parent` whose forward_block_idx is the step block. Returns its index."""
+    forward = parent.program.block(gop.attrs["sub_block"])
+    grad_block = _new_grad_block(parent, forward)
+    for n, v in forward.vars.items():
+        grad_block.create_var(name=n, shape=v.shape, dtype=v.dtype, type=v.type,
+                              lod_level=v.lod_level, stop_gradient=v.stop_gradient)
+    for op in forward.ops:
+        grad_block.append_op(op.type, dict(op.desc.inputs), dict(op.desc.outputs),
+                             dict(op.desc.attrs))
+    ex_states = [x for x in gop.attrs["ex_states"] if is_float(grad_block.var(x).dtype)]
+    outs = [unversioned(n) for n in gop.input("outputs")]
+    targets = [t for t in gop.attrs["states"] + outs if is_float(grad_block.var(t).dtype)]
+    seeds = {t: grad_name(t) for t in targets}
+    for t in targets:
+        _grad_var(grad_block, t, grad_name(t))
+    wanted = list(dict.fromkeys([unversioned(x) for slot in ("inputs", "parameters")
+                                 for x in _wanted(gop, slot)] + ex_states))
+    grads = _grad_pass(grad_block, grad_block, targets, seeds,
+                       _inner_no_grad(forward, no_grad, wanted, seeds), wanted, None)
+    _zero_missing(grad_block, wanted, grads)
+    return grad_block.idx
+
+
+_GRAD_BLOCKS = {"conditional_block_grad": _cond_grad_block, "while_grad": _while_grad_block,
+                "recurrent_grad": _recurrent_grad_block}
+
+
+def _new_grad_block(parent: Block, forward: Block) -> Block:
+    """A new block, child of `parent`, whose forward block is `forward`; the program's
+    current block is left as it was."""
     program = parent.program
-    forward = program.block(gop.attrs["sub_block"])
     current = program.current_block_idx
     grad_block = program._create_block(parent.idx)
     program.current_block_idx = current
     grad_block.forward_block_idx = forward.idx
-    wanted = [x for x, gx in zip(gop.input("Input"), gop.outputs.get("Input@GRAD", []))
-              if gx != EMPTY_VAR]
-    outs = gop.input("Out")
-    seeds = dict(zip(outs, gop.input("Out@GRAD")))
-    inner_no_grad = (no_grad | {n for n, v in forward.vars.items() if v.stop_gradient}) \
+    return grad_block
+
+
+def _wanted(gop: OpDesc, slot: str) -> list[str]:
+    """The inputs of a control-flow grad op whose grads it gives (slot@GRAD not @EMPTY@)."""
+    return [x for x, gx in zip(gop.inputs.get(slot, []),
+                               gop.outputs.get(slot + GRAD_SUFFIX, [])) if gx != EMPTY_VAR]
+
+
+def _inner_no_grad(forward: Block, no_grad: set[str], wanted: list[str],
+                   seeds: dict[str, str]) -> set[str]:
+    return (no_grad | {n for n, v in forward.vars.items() if v.stop_gradient}) \
         - set(wanted) - set(seeds)
-    grads = _grad_pass(forward, grad_block, outs, seeds, inner_no_grad, wanted, None)
+
+
+def _zero_missing(grad_block: Block, wanted: list[str], grads: dict[str, str]) -> None:
+    """x@GRAD as zeros for each wanted x the grad pass gave no grad (no path to the outputs)."""
     with op_role_guard(OpRole.Backward):
         for x in wanted:
-            if grads.get(x) != grad_name(x):  # no path to the outputs: its grad is zero
+            if grads.get(x) != grad_name(x):
                 _grad_var(grad_block, x, grad_name(x))
                 grad_block.append_op("fill_zeros_like", {"X": [x]}, {"Out": [grad_name(x)]})
-    return grad_block.idx
 
 
 def _renames(block: Block, grad_ops: list[OpDesc], seeds: dict[str, str]) -> dict[str, str]:
@@ -302,7 +428,8 @@ def _forward_name(grad: str) -> str:
 
 def _grad_var(block: Block, fwd: str, name: str) -> Variable:
     v = block.var(fwd)
-    return block.create_var(name=name, shape=v.shape, dtype=v.dtype, lod_level=v.lod_level)
+    return block.create_var(name=name, shape=v.shape, dtype=v.dtype, lod_level=v.lod_level,
+                            type=v.type)
 
 
 def _drop_unneeded_outputs(gop: OpDesc, need_names: set[str]) -> None:
@@ -319,15 +446,18 @@ def _zeros_like(gname: str) -> OpDesc:
     return OpDesc("fill_zeros_like", {"X": [_forward_name(gname)]}, {"Out": [gname]}, {})
 
 
-def _accumulate(grad_ops: list[OpDesc],
-                block_idx: int = 0) -> tuple[list[OpDesc], dict[str, str]]:
+def _accumulate(grad_ops: list[OpDesc], block_idx: int = 0,
+                in_place: set[str] = frozenset()) -> tuple[list[OpDesc], dict[str, str]]:
     """Where several grad ops (or slots of one) write one @GRAD var, each write goes to a
     renamed copy (@RENAME@block<idx>@k, k counting the writes, idx the block appended to) and
-    a sum joins them before the first reader. Returns the ops and each copy's summed var."""
+    a sum joins them before the first reader; the `in_place` grads (of tensor arrays, which
+    their grad ops update entry by entry) are left as they are. Returns the ops and each
+    copy's summed var."""
     writes: dict[str, int] = {}
     for op in grad_ops:
         for n in op.output_arg_names:
-            writes[n] = writes.get(n, 0) + 1
+            if n not in in_place:
+                writes[n] = writes.get(n, 0) + 1
     out: list[OpDesc] = []
     pending: dict[str, list[str]] = {}
     parts: dict[str, str] = {}

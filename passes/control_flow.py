@@ -9,9 +9,10 @@ from ..frontend.framework import Block, Operator, Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.control_flow import BLOCK_ATTR
 from ..frontend.ops.registry import EMPTY_VAR, grad_name
+from .recurrent import infer_recurrent
 
 # Outputs naming a scope (Paddle keeps a sub-block's locals there); fluidc's plans hold none.
-_SCOPE_SLOTS = ("Scope", "StepScopes")
+_SCOPE_SLOTS = ("Scope", "StepScopes", "step_scopes")
 
 
 class BlockRef:
@@ -42,7 +43,8 @@ def attach_blocks(ops: list[OpDesc], program: Program) -> list[OpDesc]:
             op = OpDesc(op.type, dict(op.inputs),
                         {k: v for k, v in op.outputs.items() if k not in _SCOPE_SLOTS},
                         {**op.attrs, BLOCK_ATTR: BlockRef(program.block(op.attrs["sub_block"]))})
-            op.inputs.pop("Scope", None)
+            for slot in _SCOPE_SLOTS:
+                op.inputs.pop(slot, None)
         out.append(op)
     return out
 
@@ -82,20 +84,31 @@ def block_program(block: Block, prefix: list[Block] = (),
     """The block as a program of its own: its ops (after the ops of `prefix` blocks, which it
     reads) in the global block, which declares every var they see; nested blocks keep their
     indices, so the ops' sub_block attributes still name them. Returns it and the name each of
-    `feeds` is fed under: a var the ops also write (a loop var) is fed as `<name>@FED` and
-    assigned to its name first, since a fed var's own writers would be pruned away."""
-    program = block.program
+    `feeds` is fed under (ops_program)."""
+    return ops_program(_visible(block) + list(prefix),
+                       [op.desc for b in list(prefix) + [block] for op in b.ops], feeds)
+
+
+def ops_program(scopes: list[Block], ops: list[OpDesc],
+                feeds: list[str] = ()) -> tuple[Program, dict[str, str]]:
+    """`ops` as the global block of a program of their own, which declares every var of the
+    `scopes` blocks; the program's other blocks are those of the scopes' program. Returns it
+    and the name each of `feeds` is fed under: a var the ops also write (a loop var) is fed as
+    `<name>@FED` and assigned to its name first, since a fed var's own writers would be pruned
+    away."""
+    program = scopes[0].program
     p = Program()
     p._seed = program.random_seed
     g = p.global_block()
-    for b in _visible(block) + list(prefix):
+    for b in scopes:
         for name, v in b.vars.items():
             nv = copy.copy(v)
             nv.block, nv.need_check_feed = g, False
             g.vars[name] = nv
-    ops = [op for b in list(prefix) + [block] for op in b.ops]
     written = {n for op in ops for n in op.output_arg_names}
     fed = {n: f"{n}@FED" if n in written else n for n in feeds}
+    for name in fed:  # a fed persistable (a while_grad's iteration value) is not the scope's
+        g.vars[name].persistable = False
     entry = []
     for name, alias in fed.items():
         if alias != name:
@@ -103,10 +116,33 @@ def block_program(block: Block, prefix: list[Block] = (),
             g.vars[alias].name = alias
             entry.append(Operator(g, OpDesc("assign", {"X": [alias]}, {"Out": [name]},
                                             get_op_def("assign").complete_attrs({}))))
-    g.ops = entry + [Operator(g, op.desc) for op in ops]
+    g.ops = entry + [Operator(g, op) for op in ops]
     p.blocks = [g] + program.blocks[1:]
     p._bump()
     return p, fed
+
+
+class BranchShapes(OpError):
+    """Raised by concrete inference at a select_input whose branches give different shapes:
+    its output's shape is known only once a branch ran. `op` is the op of the inferred block
+    that holds it (the select_input, or the control-flow op whose block nests it); the
+    executor then runs the program in stages split at that op (runtime/staged.py)."""
+
+    def __init__(self, message: str, op: OpDesc) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+def check_branch_shapes(op: OpDesc, infos: dict[str, VarInfo]) -> None:
+    """Raise BranchShapes when select_input's inputs have different concrete shapes."""
+    shapes = sorted({tuple(infos[n].shape) for n in op.input("X")})
+    if len(shapes) > 1:
+        raise BranchShapes(f"op 'select_input': the branches give shapes {shapes} for "
+                           f"'{op.output('Out')[0]}'; its shape is the taken branch's", op)
+
+
+_GRAD_INPUTS = {"conditional_block_grad": ("Input",), "while_grad": ("X",),
+                "recurrent_grad": ("inputs", "initial_states", "parameters")}
 
 
 def infer_control(op: OpDesc, infos: dict[str, VarInfo], infer_op) -> None:
@@ -114,13 +150,25 @@ def infer_control(op: OpDesc, infos: dict[str, VarInfo], infer_op) -> None:
     over the infos of its inputs with `infer_op` (passes.lower's)."""
     block = sub_block(op)
     inner = {unversioned(n): infos[n] for n in op.input_arg_names if n in infos}
-    if op.type == "conditional_block_grad":
-        for n, g in zip(op.input("Input"), op.outputs.get("Input@GRAD", [])):
-            if g != EMPTY_VAR:
-                infos[g] = infos[n]
+    if op.type in _GRAD_INPUTS:  # each grad is of its input's shape
+        for slot in _GRAD_INPUTS[op.type]:
+            for n, g in zip(op.inputs.get(slot, []), op.outputs.get(slot + "@GRAD", [])):
+                if g != EMPTY_VAR:
+                    infos[g] = infos[n]
+        return
+    if op.type == "recurrent":
+        infer_recurrent(op, infos, lambda inner: infer_block(block, inner, infer_op),
+                        unversioned)
         return
     start = dict(inner)
-    infer_block(block, inner, infer_op)
+    try:
+        infer_block(block, inner, infer_op)
+    except BranchShapes:
+        # a loop's body whose branches differ in shape: its loop vars keep their shapes, and
+        # its own plan is staged when it runs
+        if op.type != "while" or any(unversioned(n) not in start for n in op.output_arg_names):
+            raise
+        inner = start
     for n in op.output_arg_names:
         name = unversioned(n)
         if name not in inner:

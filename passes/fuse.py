@@ -7,13 +7,17 @@ With row fusion, reductions of S over the same axes A join too: values over the 
 """
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
+from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes, value_inputs
+
+_log = logger("fusion")
 
 
 @dataclass
@@ -147,6 +151,17 @@ class _Group:
             self.level[n] = level
 
 
+def step_kind(op: OpDesc, infos: dict[str, VarInfo]) -> str:
+    """The op's kind for grouping. Generated kernels compute on real dtypes; a pointwise op
+    on complex data is a library call instead (its numpy expression on the host: runtime's
+    `by_reference`)."""
+    kind = get_op_def(op.type).kind
+    if kind == "pointwise" and any(to_numpy_dtype(infos[n].dtype).kind == "c"
+                                   for n in op.input_arg_names + op.output_arg_names):
+        return "extern"
+    return kind
+
+
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
               storage: dict[str, str] | None = None, products: set[str] = frozenset(),
@@ -227,7 +242,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                    for n in reads[i] if n in g.level or n in g.reads)
 
     for i, op in enumerate(ops):
-        kind = get_op_def(op.type).kind
+        kind = step_kind(op, infos)
         after = max((placed[j] for j in deps.predecessors(i)), default=-1)
         if cur is not None and cur.index < after:
             why, cur = f"'{op.type}' must follow a later step", None
@@ -321,4 +336,12 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             steps.append(MatmulKernel(g.ops, g.shape, inputs, outputs, split=g.split))
         else:
             steps.append(Kernel(g.ops, g.shape, inputs, outputs, g.axes or (), g.split))
+    if _log.isEnabledFor(logging.DEBUG):
+        for i, step in enumerate(steps):
+            if isinstance(step, Fused):
+                _log.debug("step %d: kernel over %s of %s%s", i, list(step.shape),
+                           " + ".join(op.type for op in step.ops),
+                           f" (a new kernel: {step.split})" if step.split else "")
+            else:
+                _log.debug("step %d: library call %s", i, step.op.type)
     return steps

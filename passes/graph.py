@@ -4,7 +4,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..frontend.framework import Program
-from ..frontend.ops import OpDesc, VarInfo
+from ..frontend.ops import OpDesc, VarInfo, get_op_def, has_op_def
 
 
 def op_node(i: int) -> tuple:
@@ -21,7 +21,10 @@ def build_graph(ops: list[OpDesc], infos: dict[str, VarInfo] | None = None) -> n
     version: dict[str, int] = {}
     for i, op in enumerate(ops):
         g.add_node(op_node(i), kind="op", desc=op, index=i)
-        for name in op.input_arg_names:
+        slots = get_op_def(op.type).updates if has_op_def(op.type) else ()
+        # an in-place update reads the value it updates
+        updated = [n for s in slots for n in op.outputs.get(s, []) if version.get(n, 0)]
+        for name in op.input_arg_names + updated:
             v = var_node(name, version.get(name, 0))
             g.add_node(v, kind="var", name=name)
             g.add_edge(v, op_node(i))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..frontend.errors import FluidcError, OpError, ShapeError, name_op
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
-from .control_flow import infer_control
+from .control_flow import BranchShapes, check_branch_shapes, infer_control
 
 
 def infer_op(op: OpDesc, infos: dict[str, VarInfo]) -> None:
@@ -14,20 +14,33 @@ def infer_op(op: OpDesc, infos: dict[str, VarInfo]) -> None:
             raise OpError(f"op '{op.type}' reads var '{n}', which nothing has set: feed it, or "
                           f"run the program that initializes it")
     if opdef.kind == "control":  # its outputs are what its block makes of its inputs
-        infer_control(op, infos, infer_op)
+        try:
+            infer_control(op, infos, infer_op)
+        except BranchShapes as e:  # the op of this block holding the select
+            e.op = op
+            raise
         return
+    if op.type == "select_input":
+        check_branch_shapes(op, infos)
     try:
         ins = {k: [infos[n] for n in v] for k, v in op.inputs.items()}
         outs = opdef.infer(ins, op.attrs)
     except FluidcError as e:
-        raise name_op(e, op.type) from None
+        raise name_op(e, op, _input_list(op, infos)) from None
     except Exception as e:
-        shapes = {k: [infos[n].shape for n in v if n in infos] for k, v in op.inputs.items()}
-        raise ShapeError(f"op '{op.type}' cannot take inputs of shapes {shapes}: {e}") from e
+        raise name_op(ShapeError(f"op '{op.type}' cannot take these inputs: {e}"), op,
+                      _input_list(op, infos)) from e
     for slot, names in op.outputs.items():
         for name, info in zip(names, outs.get(slot, [])):
             if name != "@EMPTY@":
                 infos[name] = info
+
+
+def _input_list(op: OpDesc, infos: dict[str, VarInfo]) -> str:
+    """The op's inputs by slot, var and shape, for an error: "X = 'x' [2, 5], ..."."""
+    parts = [f"{slot} = '{n}' {list(infos[n].shape)}" for slot, names in op.inputs.items()
+             for n in names if n in infos]
+    return f" (inputs: {', '.join(parts)})" if parts else ""
 
 
 class TempNamer:

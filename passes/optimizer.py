@@ -155,12 +155,14 @@ class Optimizer:
             else:
                 params_grads = append_gradient_clip_ops(params_grads)
             params_grads = self.append_regularization_ops(params_grads, self.regularization)
-            block = program.global_block()
+            # the updates go with the grads: to the global block, or to the grad block of a
+            # loss made in a sub-block (append_backward), as Paddle's
+            block = params_grads[0][1].block if params_grads else program.global_block()
             start = len(block.ops)
             lr = self._global_learning_rate(program)
             for p, g in params_grads:
                 if not p.stop_gradient:
-                    self._append_optimize_op(p.block, p, g, self._param_lr(p, lr))
+                    self._append_optimize_op(g.block, p, g, self._param_lr(p, lr))
             self._finish_update(params_grads)
         return block.ops[start:]
 
@@ -404,11 +406,11 @@ class Adamax(Optimizer):
              "epsilon": float(self._epsilon)})
 
     def _finish_update(self, params_grads) -> None:
-        for p, _ in params_grads:
+        for p, g in params_grads:
             if p.stop_gradient:
                 continue
             b1 = self._accumulators[self._beta1_pow_acc_str][p.name]
-            p.block.append_op("scale", {"X": [b1]}, {"Out": [b1]},
+            g.block.append_op("scale", {"X": [b1]}, {"Out": [b1]},
                               {"scale": float(self._beta1), "bias": 0.0, "bias_after_scale": True})
 
 

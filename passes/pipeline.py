@@ -1,6 +1,8 @@
 """The pass pipeline of one run: prune -> concrete shapes -> lower -> fuse -> steps."""
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -8,6 +10,7 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import FeedError
 from ..frontend.framework import Program
+from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
@@ -24,6 +27,28 @@ from .shape_inputs import fold_shape_inputs
 from .scheduler import Arena, SchedulerGraph, plan_arena, step_accesses
 from .views import alias_views
 from .strategy import BuildStrategy
+
+
+_log = logger("passes")
+
+
+def run_pass(name: str, fn, items, *args, **kwargs):
+    """fn(items, ...), logged (FLUIDC_LOGS=passes) with the ops or steps before and after."""
+    if not _log.isEnabledFor(logging.DEBUG):
+        return fn(items, *args, **kwargs)
+    start = time.perf_counter()
+    out = fn(items, *args, **kwargs)
+    after = out[0] if isinstance(out, tuple) else out
+    _log.debug("%s: %s -> %s in %.2f ms", name, _count(items), _count(after),
+               1e3 * (time.perf_counter() - start))
+    return out
+
+
+def _count(items) -> str:
+    if isinstance(items, dict):  # write_in_place: the outputs given their inputs' storage
+        return f"{len(items)} outputs in place"
+    kind = "ops" if all(isinstance(i, OpDesc) for i in items) else "steps"
+    return f"{len(items)} {kind}"
 
 
 @dataclass
@@ -62,16 +87,18 @@ class LoweredProgram:
         return plan_arena(self.graph, nbytes, self.reuse, self.pinned)
 
 
-def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dict[str, str],
-                                                                 dict[str, str]]:
+def version_writes(ops: list[OpDesc], keep: set[str], defined: frozenset[str] = frozenset()
+                   ) -> tuple[list[OpDesc], dict[str, str], dict[str, str]]:
     """Give every re-definition of a var outside `keep` a name of its own (name@@vK).
 
     A reassigned var (`assign(..., output=x)`, a loop's update) then has one var per value, each
     with its own shape and storage, so no view or reader of an old value sees a newer one; the
     arena planner lets versions share bytes when their lives do not overlap.
+    `defined` vars hold a value before the ops (a loop body's loop vars): their first write is
+    a new version too.
     Returns the ops, each version's original name, and each original name's final version.
     """
-    writes: dict[str, int] = {}
+    writes: dict[str, int] = dict.fromkeys(defined, 1)
     for op in ops:
         for n in op.output_arg_names:
             writes[n] = writes.get(n, 0) + 1
@@ -79,7 +106,7 @@ def version_writes(ops: list[OpDesc], keep: set[str]) -> tuple[list[OpDesc], dic
     if not multi:
         return ops, {}, {}
     current: dict[str, str] = {}
-    seen: dict[str, int] = {}
+    seen: dict[str, int] = dict.fromkeys(defined, 1)
     origin: dict[str, str] = {}
     out = []
     for op in ops:
@@ -116,10 +143,12 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     if has_sub_blocks(program):
         ops = attach_blocks(ops, program)
     persistable = {n for n, v in block.vars.items() if v.persistable}
-    ops = prune_ops(ops, feed_infos, fetches, keep=persistable, run=True)
-    folded = fold_shape_inputs(ops, shape_values or {})
+    ops = run_pass("prune", prune_ops, ops, feed_infos, fetches, keep=persistable, run=True)
+    folded = run_pass("fold_shape_inputs", fold_shape_inputs, ops, shape_values or {},
+                      {**state_infos, **feed_infos})
     if folded is not ops:  # the fill_constants that only gave shapes go
-        ops = prune_ops(folded, feed_infos, fetches, keep=persistable, run=True)
+        ops = run_pass("prune", prune_ops, folded, feed_infos, fetches, keep=persistable,
+                       run=True)
     ops, origin, final = version_writes(ops, persistable | set(feed_infos))
     fetches = [final.get(n, n) for n in fetches]
     lods: dict[str, tuple] = {}
@@ -140,13 +169,14 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                 infos[n] = feed_infos[n]
             elif n in state_infos:
                 infos[n] = state_infos[n]
-    lowered = lower_ops(ops, infos)
+    lowered = run_pass("lower", lower_ops, ops, infos)
     checks = index_checks(lowered, infos)
-    lowered = expand_cross_entropy(lowered, infos)
+    lowered = run_pass("expand_cross_entropy", expand_cross_entropy, lowered, infos)
     if strategy.fuse_all and strategy.fold_constants:
-        lowered = prune_ops(fold_constants(lowered, infos), feed_infos, fetches, keep=persistable,
-                            run=True)
-    lowered = insert_index_checks(lowered, checks)
+        lowered = run_pass("prune", prune_ops,
+                           run_pass("fold_constants", fold_constants, lowered, infos),
+                           feed_infos, fetches, keep=persistable, run=True)
+    lowered = run_pass("index_checks", insert_index_checks, lowered, checks)
     written = {n for op in lowered for n in op.output_arg_names}
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
@@ -157,22 +187,23 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
         products = {op.output("Out")[0] for op in lowered
                     if generated_product(op, infos, written)}
     if strategy.fuse_all:
-        lowered = fuse_matmul_bias(lowered, infos, live_out,
-                                   leave=products)
-    lowered, storage = alias_views(lowered, SchedulerGraph(lowered, {}, live_in, live_out),
-                                   infos, set(feed_infos), live_out)
+        lowered = run_pass("fuse_gemm_epilogue", fuse_matmul_bias, lowered, infos, live_out,
+                           leave=products)
+    lowered, storage = run_pass("views", alias_views, lowered,
+                                SchedulerGraph(lowered, {}, live_in, live_out), infos,
+                                set(feed_infos), live_out)
     # A viewed var's memory is read under the view's name: its value must be stored.
-    steps = build_steps(lowered, infos, live_out | set(storage.values()),
+    steps = run_pass("fuse", build_steps, lowered, infos, live_out | set(storage.values()),
                         fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
                         storage=storage, products=products)
     graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
-        storage.update(write_in_place(steps, infos, graph, keep=set(lods)))
+        storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))
         graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.fuse_all and strategy.fuse_all_optimizer_ops:
-        steps = run_concurrently(steps, graph)
+        steps = run_pass("fuse_optimizer", run_concurrently, steps, graph)
         graph = SchedulerGraph(steps, storage, live_in, live_out)
     pinned = {graph.storage(n) for n in marked.pinned(block) if n in infos} if marked else set()
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
@@ -222,14 +253,17 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
 
 def lower_for_batch(program: Program, feeds: list[str], fetches: list[str], batch: int,
                     strategy: BuildStrategy | None = None, row_fusion: bool = True,
-                    target: str = "c") -> LoweredProgram:
-    """The program compiled for feeds of `batch` rows (-1 dims), its persistables as declared:
-    the LoweredProgram `exe.run` would build."""
+                    target: str = "c", shapes: dict[str, tuple] | None = None) -> LoweredProgram:
+    """The program compiled for feeds of `batch` rows (-1 dims) or of the given `shapes`, its
+    persistables as declared: the LoweredProgram `exe.run` would build."""
     block = program.global_block()
     feed_infos = {}
     for n in feeds:
         v = block.var(n)
-        feed_infos[n] = VarInfo(tuple(batch if d < 0 else d for d in v.shape), v.dtype, v.lod_level)
+        shape = (shapes or {}).get(n)
+        if shape is None:
+            shape = tuple(batch if d < 0 else d for d in v.shape)
+        feed_infos[n] = VarInfo(tuple(shape), v.dtype, v.lod_level)
     state = {n: v.info() for n, v in block.vars.items() if v.persistable}
     return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion,
                          target=target)

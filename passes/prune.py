@@ -14,7 +14,8 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
     of a program (an inference model, use_prune) drops them unless the targets need them, as
     Paddle's pruning does.
 
-    Fed vars cut the graph: an op that only produced a fed var is not needed.
+    Fed vars cut the graph: an op that only produced a fed var is not needed; one that updates
+    it (reads and writes it: a while loop over it) is.
     """
     g = build_graph(ops)
     final = g.graph["final_version"]
@@ -30,7 +31,9 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
         for pred in g.predecessors(node):
             if pred in needed:
                 continue
-            if g.nodes[node]["kind"] == "var" and g.nodes[node]["name"] in feeds:
+            name = g.nodes[node].get("name")
+            if g.nodes[node]["kind"] == "var" and name in feeds and \
+                    name not in g.nodes[pred]["desc"].input_arg_names:
                 continue
             needed.add(pred)
             stack.append(pred)

@@ -1,16 +1,16 @@
 """Shape inputs: ops whose output shape comes from the values of small int inputs (reshape2's
 Shape and ShapeTensor, OpDef.shape_inputs). fluidc plans have concrete shapes, so such values
 are folded into the op's attributes before shape inference: fed values (the executor keys its
-plans on them) and values a fill_constant of the program fixes (what Paddle writes for the plain
-ints of a shape list)."""
+plans on them) and values the program fixes (constants, shapes of fed vars and what is computed
+from them)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ..frontend.dtypes import to_numpy_dtype
-from ..frontend.errors import OpError
-from ..frontend.ops import OpDesc, get_op_def
-from ..frontend.ops.tensor import fill_value
+from ..frontend.errors import FluidcError, OpError
+from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.registry import EMPTY_VAR
+from .lower import infer_op
 
 
 def shape_input_names(ops: list[OpDesc]) -> list[str]:
@@ -22,25 +22,79 @@ def shape_input_names(ops: list[OpDesc]) -> list[str]:
     return list(names)
 
 
-def _constants(ops: list[OpDesc]) -> dict[str, np.ndarray]:
-    """Vars written once, by a fill_constant reading no tensor: their values."""
+def _program_values(ops: list[OpDesc], infos: dict[str, VarInfo]):
+    """value(name): what the program fixes for var `name` before it runs, or None. A var written
+    once has a fixed value when its op is evaluable on fixed inputs: a fill_constant or
+    assign_value (what Paddle writes for the plain ints of a shape list, paddle.assign of an
+    array), a `shape` of a var whose shape `infos` gives in full (Paddle's dropout mask shape,
+    paddle.shape(x)[i]), or any op without random draws or side effects over such values,
+    evaluated by its numpy reference. Fed values are not propagated: a plan is specific to the
+    fed values read directly by shape inputs only (runtime/executor.py keys it so), and to the
+    feed shapes."""
     writers: dict[str, list[OpDesc]] = {}
     for op in ops:
         for n in op.output_arg_names:
             writers.setdefault(n, []).append(op)
-    fills = {n: get_op_def("fill_constant").complete_attrs(w[0].attrs)
-             for n, w in writers.items()
-             if len(w) == 1 and w[0].type == "fill_constant" and not w[0].input_arg_names}
-    return {n: np.full(a["shape"], fill_value(a), to_numpy_dtype(a["dtype"]))
-            for n, a in fills.items()}
+    cache: dict[str, np.ndarray | None] = {}
+    inferred: dict[str, VarInfo] = {}
+
+    def shape_of(name: str) -> tuple[int, ...] | None:
+        if name not in infos and len(writers.get(name, [])) != 1:
+            return None  # rewritten vars: their shape at the `shape` op is not known here
+        if not inferred:
+            inferred.update(_inferred(ops, infos))
+        info = inferred.get(name)
+        return tuple(info.shape) if info is not None and all(d >= 0 for d in info.shape) else None
+
+    def value(name: str) -> np.ndarray | None:
+        if name not in cache:
+            cache[name] = None  # a var its own value depends on has none
+            w = writers.get(name, [])
+            cache[name] = _evaluate(w[0], name, value, shape_of) if len(w) == 1 else None
+        return cache[name]
+    return value
 
 
-def fold_shape_inputs(ops: list[OpDesc], fed: dict[str, np.ndarray]) -> list[OpDesc]:
+def _inferred(ops: list[OpDesc], infos: dict[str, VarInfo]) -> dict[str, VarInfo]:
+    """The shapes of the vars the ops write, inferred in program order from `infos` up to the
+    first op whose shape cannot be inferred yet (it reads a shape input not folded)."""
+    out = dict(infos)
+    for op in ops:
+        try:
+            infer_op(op, out)
+        except FluidcError:
+            break
+    return out
+
+
+def _evaluate(op: OpDesc, name: str, value, shape_of) -> np.ndarray | None:
+    """The value `op` writes into `name`, from fixed inputs, or None."""
+    if op.type == "shape":
+        shape = shape_of(op.input("Input")[0])
+        return None if shape is None else np.array(shape, np.int32)
+    opdef = get_op_def(op.type)
+    if opdef.stateful or opdef.side_effect or opdef.reference is None:
+        return None
+    ins = {}
+    for slot, names in op.inputs.items():
+        vals = [value(n) for n in names if n != EMPTY_VAR]
+        if any(v is None for v in vals):
+            return None
+        if vals:
+            ins[slot] = vals
+    outs = opdef.reference(ins, opdef.complete_attrs(op.attrs))
+    slot, i = next((k, names.index(name)) for k, names in op.outputs.items() if name in names)
+    return np.asarray(outs[slot][i])
+
+
+def fold_shape_inputs(ops: list[OpDesc], fed: dict[str, np.ndarray],
+                      infos: dict[str, VarInfo]) -> list[OpDesc]:
     """`ops` with every shape input folded into its op's attributes, from the fed values or
-    the program's constants; an OpError names an op whose shape input has neither."""
+    what the program fixes (_program_values, given the shapes of the fed and state vars in
+    `infos`); an OpError names an op whose shape input has neither."""
     if not any(get_op_def(op.type).shape_inputs for op in ops):
         return ops
-    known = {**_constants(ops), **fed}
+    fixed = _program_values(ops, infos)
     out = []
     for op in ops:
         opdef = get_op_def(op.type)
@@ -48,11 +102,13 @@ def fold_shape_inputs(ops: list[OpDesc], fed: dict[str, np.ndarray]) -> list[OpD
         if not given:
             out.append(op)
             continue
-        missing = [n for s in given for n in op.inputs[s] if n not in known]
+        values = {s: [fed[n] if n in fed else fixed(n) for n in op.inputs[s]] for s in given}
+        missing = [n for s in given for n, v in zip(op.inputs[s], values[s]) if v is None]
         if missing:
-            raise OpError(f"op '{op.type}': its shape input(s) {missing} must be fed or made "
-                          f"by fill_constant; fluidc needs their values to plan the run")
-        attrs = opdef.fold(dict(op.attrs), {s: [known[n] for n in op.inputs[s]] for s in given})
+            raise OpError(f"op '{op.type}': its shape input(s) {missing} must be fed, or be "
+                          f"computed from constants and the shapes of fed vars; fluidc needs "
+                          f"their values to plan the run")
+        attrs = opdef.fold(dict(op.attrs), values)
         inputs = {k: v for k, v in op.inputs.items() if k not in given}
         out.append(OpDesc(op.type, inputs, dict(op.outputs), attrs))
     return out

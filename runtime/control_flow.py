@@ -8,10 +8,12 @@ import torch
 
 from ..frontend.errors import OpError
 from ..frontend.framework import Block
-from ..frontend.ops import OpDesc
+from ..frontend.ops import OpDesc, grad_name
 from ..frontend.ops.control_flow import is_true
+from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.control_flow import (block_program, forward_block, grad_block_outputs,
                                    outer_reads, sub_block, unversioned)
+from ..passes.while_grad import body_versions
 from .scope import Scope
 
 
@@ -38,14 +40,17 @@ class _BlockRun:
     feeds are the non-persistable vars it reads from outside (persistables it binds from the
     scope, as any plan)."""
 
-    def __init__(self, block: Block, prefix: list[Block], fetches: list[str], op: str) -> None:
+    def __init__(self, block: Block, prefix: list[Block], fetches: list[str], op: str,
+                 seeds: list[str] = (), persistables: bool = False) -> None:
         # vars the prefix blocks, or blocks nested in any of the run's blocks, declare are made
-        # inside the run (a nested cond's outputs live in its branch blocks)
+        # inside the run (a nested cond's outputs live in its branch blocks); `seeds` (vars of
+        # the block) are fed too, and persistables it reads as well if `persistables`.
         made = {n for b in prefix for n in b.vars} | {
             n for b in _nested(prefix + [block]) for n in b.vars}
         reads = [n for b in prefix + [block] for n in outer_reads(b) if n not in made]
         self.feeds = [n for n in dict.fromkeys(reads)
-                      if not block._find_var_recursive(n).persistable]
+                      if persistables or not block._find_var_recursive(n).persistable]
+        self.feeds += [n for n in seeds if n not in self.feeds]
         self.program, self.fed_as = block_program(block, prefix, self.feeds)
         declared = self.program.global_block()
         self.fetches = [n for n in fetches if not declared.var(n).persistable]
@@ -69,23 +74,48 @@ class SubBlocks:
     def __init__(self, executor) -> None:
         self.executor = executor
         self._runs: dict[tuple, _BlockRun] = {}
+        # while / recurrent ops a while_grad / recurrent_grad of this program differentiates
+        # (by body block): each run keeps the values every iteration began with (a recurrent
+        # op: each step's memories), for the grad loop to run back over
+        self._graded: set[int] = set()
+        self._tapes: dict[int, list[dict[str, torch.Tensor]]] = {}
 
-    def _block_run(self, op: OpDesc, fetches: list[str], with_forward: bool = False) -> _BlockRun:
+    def _block_run(self, op: OpDesc, fetches: list[str], with_forward: bool = False,
+                   seeds: list[str] = ()) -> _BlockRun:
+        """The run of op's block, fed its `seeds` too (a while_grad's fed everything it
+        reads, persistables included: the values an iteration began with)."""
         block = sub_block(op)
-        key = (block.idx, with_forward, tuple(fetches))
+        key = (block.idx, with_forward, tuple(fetches), tuple(seeds))
         run = self._runs.get(key)
         if run is None:
             prefix = [forward_block(op)] if with_forward else []
-            run = self._runs[key] = _BlockRun(block, prefix, fetches, op.type)
+            run = self._runs[key] = _BlockRun(block, prefix, fetches, op.type, seeds,
+                                              persistables=op.type == "while_grad")
         return run
 
     def step(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
         """The call running `op` over the parent plan's tensors."""
         make = {"conditional_block": self._conditional_block, "while": self._while,
-                "conditional_block_grad": self._conditional_block_grad}.get(op.type)
+                "conditional_block_grad": self._conditional_block_grad,
+                "while_grad": self._while_grad, "recurrent": self._recurrent,
+                "recurrent_grad": self._recurrent_grad}.get(op.type)
         if make is None:
-            raise OpError(f"op '{op.type}' cannot run in fluidc (no gradient of while loops)")
+            raise OpError(f"op '{op.type}' cannot run in fluidc")
         return make(op, ins, outs, scope)
+
+    def branch_outputs(self, op: OpDesc, values: dict[str, np.ndarray],
+                       scope: Scope) -> dict[str, np.ndarray]:
+        """A conditional_block of the program run on the host over arrays (runtime/staged.py):
+        its outputs' values if its condition holds, else none (they stay uninitialized, as in
+        Paddle)."""
+        run = self._block_run(op, op.outputs.get("Out", []))
+        ins = {n: torch.from_numpy(np.asarray(values[n])) for n in op.inputs.get("Input", [])
+               if n in values}  # persistables are the scope's
+        run.check_inputs(set(ins))
+        conds = [torch.from_numpy(np.asarray(values[n])) for n in op.input("Cond")]
+        if not self._condition(op, {"Cond": conds})():
+            return {}
+        return dict(zip(run.fetches, run(self.executor, ins, scope)))
 
     def _condition(self, op: OpDesc, ins: dict):
         conds, scalar = ins["Cond"], bool(op.attrs.get("is_scalar_condition", False))
@@ -111,7 +141,9 @@ class SubBlocks:
         plan did not keep), hands each input's grad to the outer grad var; an untaken branch's
         grads are zeros, as Paddle's."""
         pairs = grad_block_outputs(op)
-        run = self._block_run(op, [inner for _, inner in pairs], with_forward=True)
+        # seeded by the outer Out@GRAD vars by name (which the grad block may declare too)
+        run = self._block_run(op, [inner for _, inner in pairs], with_forward=True,
+                              seeds=[unversioned(n) for n in op.inputs.get("Out@GRAD", [])])
         values = {unversioned(n): t for slot in ("Input", "Out@GRAD")
                   for n, t in zip(op.inputs.get(slot, []), ins.get(slot, []))}
         run.check_inputs(set(values))
@@ -143,12 +175,150 @@ class SubBlocks:
                   if n in start and t.data_ptr() != start[n].data_ptr()]
         values = {**start, **loop}
         targets = [values[n] for n in run.fetches]
-        executor = self.executor
+        executor, body = self.executor, sub_block(op).idx
 
         def call() -> None:
             for t, src in copies:
                 t.copy_(src)
+            tape = None
+            if body in self._graded:
+                tape = self._tapes[body] = []
+                fixed = {n: t.clone() for n, t in start.items() if n not in loop}
             while is_true(values[cond], True, "while"):
+                if tape is not None:
+                    tape.append({**fixed, **{n: t.clone() for n, t in loop.items()}})
                 for t, v in zip(targets, run(executor, values, scope)):
                     t.copy_(torch.from_numpy(v))
         return call
+
+    def _while_grad(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
+        """The grad block once per iteration of the forward loop, last first, each fed the
+        values that iteration began with (kept by the while op) and the grads of its loop vars'
+        exit values: a loop var's entry grad is the exit grad of the iteration before, another
+        input's grads are summed; with no iteration a loop var's grad is its Out@GRAD."""
+        body = forward_block(op)
+        self._graded.add(body.idx)
+        outs_grad = {unversioned(n): t for n, t in zip(op.inputs.get("Out", []),
+                                                        ins.get("Out@GRAD", []))}
+        exits = body_versions(body, list(outs_grad))[1]
+        grad_block = sub_block(op)
+        seeds = {x: grad_name(e) for x, e in exits.items() if grad_block.has_var(grad_name(e))}
+        wanted = [(unversioned(x), t) for x, g, t in zip(
+            op.inputs.get("X", []), op.outputs.get("X@GRAD", []), outs.get("X@GRAD", []))
+            if g != EMPTY_VAR]
+        fetches = list(dict.fromkeys([grad_name(x) for x in seeds] +
+                                     [grad_name(x) for x, _ in wanted]))
+        run = self._block_run(op, fetches, seeds=list(seeds.values()))
+        executor, tapes = self.executor, self._tapes
+
+        def call() -> None:
+            steps = tapes.get(body.idx)  # kept: another while_grad may run over it too
+            if steps is None:
+                raise OpError(f"op 'while_grad' of block {body.idx}: its while loop has not "
+                              f"run first in this program")
+            carried = {x: outs_grad[x].clone() for x in seeds}
+            summed = {x: torch.zeros_like(t) for x, t in wanted if x not in seeds}
+            for values in reversed(steps):
+                got = dict(zip(fetches, run(executor, {
+                    **values, **{seeds[x]: g for x, g in carried.items()}}, scope)))
+                carried = {x: torch.from_numpy(got[grad_name(x)]) for x in seeds}
+                for x, total in summed.items():
+                    total += torch.from_numpy(got[grad_name(x)]).to(total.device)
+            for x, t in wanted:
+                t.copy_(carried[x] if x in carried else summed[x])
+        return call
+
+    def _recurrent(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
+        """StaticRNN: the step block once per entry of dim 0 of the inputs (reversed if
+        `reverse`), fed their slices and the memories (ex_states: the initial states, then the
+        step before's states); each step's outputs go to their entry of the op's outputs."""
+        a = op.attrs
+        xs = [unversioned(n) for n in op.inputs.get("inputs", [])]
+        out_names = [unversioned(n) for n in op.outputs.get("outputs", [])]
+        run = self._block_run(op, list(a["states"]) + out_names,
+                              seeds=xs + list(a["ex_states"]))
+        params = {unversioned(n): t for n, t in zip(op.inputs.get("parameters", []),
+                                                     ins.get("parameters", []))}
+        run.check_inputs(set(params) | set(xs) | set(a["ex_states"]))
+        seqs, inits, targets = ins.get("inputs", []), ins.get("initial_states", []), \
+            outs.get("outputs", [])
+        n_states, executor, body = len(a["states"]), self.executor, sub_block(op).idx
+
+        def call() -> None:
+            mems = list(inits)
+            tape = self._tapes[body] = [] if body in self._graded else None
+            for t in step_order(seqs[0].shape[0], a["reverse"]):
+                if tape is not None:
+                    tape.append([m.clone() for m in mems])
+                got = run(executor, {**params, **{x: s[t] for x, s in zip(xs, seqs)},
+                                     **dict(zip(a["ex_states"], mems))}, scope)
+                mems = [torch.from_numpy(v) for v in got[:n_states]]
+                for target, v in zip(targets, got[n_states:]):
+                    target[t].copy_(torch.from_numpy(v))
+        return call
+
+    def _recurrent_grad(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
+        """The grad block once per step, last first, fed that step's input slices and memories
+        (kept by the recurrent op), the output grads' slices and the memories' grads from the
+        step after (zeros after the last): step inputs' grads go to their slices, the
+        parameters' are summed, the memories' carried back to initial_states@GRAD."""
+        a = op.attrs
+        body = forward_block(op)
+        self._graded.add(body.idx)
+        grad_block = sub_block(op)
+        xs = [unversioned(n) for n in op.inputs.get("inputs", [])]
+        ex = [x for x in a["ex_states"] if grad_block.has_var(grad_name(x))]
+        st = dict(zip(a["ex_states"], a["states"]))
+        out_grads = [(grad_name(unversioned(n)), g) for n, g in zip(
+            op.inputs.get("outputs", []), ins.get("outputs@GRAD", []))
+            if grad_block.has_var(grad_name(unversioned(n)))]
+        wanted = {slot: [(unversioned(n), t) for n, g, t in zip(
+            op.inputs.get(slot, []), op.outputs.get(slot + "@GRAD", []),
+            outs.get(slot + "@GRAD", [])) if g != EMPTY_VAR]
+            for slot in ("inputs", "parameters")}
+        # each initial state's grad is its memory's, carried back to the first step
+        init_grads = [(x, t) for x, g, t in zip(
+            a["ex_states"], op.outputs.get("initial_states@GRAD", []),
+            outs.get("initial_states@GRAD", [])) if g != EMPTY_VAR]
+        fetches = list(dict.fromkeys([grad_name(x) for x in ex] + [
+            grad_name(x) for slot in ("inputs", "parameters") for x, _ in wanted[slot]]))
+        seeds = xs + list(a["ex_states"]) + [grad_name(st[x]) for x in ex] + \
+            [n for n, _ in out_grads]
+        run = self._block_run(op, fetches, seeds=seeds)
+        params = {unversioned(n): t for n, t in zip(op.inputs.get("parameters", []),
+                                                     ins.get("parameters", []))}
+        seqs, inits = ins.get("inputs", []), ins.get("initial_states", [])
+        init_of = dict(zip(a["ex_states"], inits))
+        executor, tapes = self.executor, self._tapes
+
+        def call() -> None:
+            steps = tapes.get(body.idx)
+            if steps is None:
+                raise OpError(f"op 'recurrent_grad' of block {body.idx}: its recurrent op has "
+                              f"not run first in this program")
+            order = list(step_order(seqs[0].shape[0], a["reverse"]))
+            carried = {x: torch.zeros_like(init_of[x]) for x in ex}
+            summed = {x: torch.zeros_like(t) for x, t in wanted["parameters"]}
+            slices = dict(wanted["inputs"])
+            for t, mems in reversed(list(zip(order, steps))):
+                got = dict(zip(fetches, run(executor, {
+                    **params, **{x: s[t] for x, s in zip(xs, seqs)},
+                    **dict(zip(a["ex_states"], mems)),
+                    **{grad_name(st[x]): g for x, g in carried.items()},
+                    **{n: g[t] for n, g in out_grads}}, scope)))
+                carried = {x: torch.from_numpy(got[grad_name(x)]) for x in ex}
+                for x, target in slices.items():
+                    target[t].copy_(torch.from_numpy(got[grad_name(x)]))
+                for x, total in summed.items():
+                    total += torch.from_numpy(got[grad_name(x)]).to(total.device)
+            for x, target in init_grads:
+                target.copy_(carried[x])
+            for x, target in wanted["parameters"]:
+                target.copy_(summed[x])
+        return call
+
+
+def step_order(seq_len: int, reverse: bool) -> range:
+    """The order a recurrent op runs its steps in."""
+    return range(seq_len - 1, -1, -1) if reverse else range(seq_len)
+

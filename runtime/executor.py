@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import ctypes
+import logging
 import threading
+import time
 import warnings
 import weakref
 from collections import OrderedDict
@@ -12,9 +14,11 @@ import numpy as np
 from ..codegen.compiler import find_compiler
 from ..codegen.triton_plan import generate_triton, triton_device
 from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
-from ..frontend.errors import FeedError, FetchError
+from ..frontend.errors import FeedError, FetchError, did_you_mean
 from ..frontend.framework import Operator, Program, Variable, default_main_program
+from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
+from ..passes.control_flow import BranchShapes
 from ..passes.pipeline import lower_program
 from ..passes.shape_inputs import shape_input_names
 from ..passes.prune import prune_program
@@ -22,14 +26,16 @@ from ..passes.strategy import BuildStrategy
 from .place import CUDAPlace, expected_place
 from .control_flow import SubBlocks
 from .plan import Plan, scope_lock
-from .reference import ReferencePlan
+from .reference import ReferencePlan, uses_tensor_arrays
 from .scope import Scope, global_scope
+from .staged import StagedPlan
 from .tensor import LoDTensor
 
 _warned_no_compiler = False
 # Plans kept per executor, least recently used dropped first: a plan is per feed signature
 # (every batch size, every LoD has its own), and each holds an arena and a loaded library.
 _MAX_PLANS = 128
+_log = logger("plans")
 _MAX_PRUNED = 32  # pruned copies of programs kept for use_prune runs
 # Plans are built one at a time: the passes and the compiler cache are not reentrant, and two
 # threads missing the same plan build it once.
@@ -207,10 +213,16 @@ class Executor:
         with _build_lock:
             plan = self._plans.get(key)
             if plan is None:
+                start = time.perf_counter()
                 plan = self._build(program, arrays, fetches, scope, strategy, dict(lods or ()),
                                    shape_values)
                 plan.strategy = strategy  # its id is in the key: keep it from being reused
                 serial = key[0][0]
+                if _log.isEnabledFor(logging.DEBUG):
+                    _log.debug("program %d: plan built in %.1f ms (%s): feeds %s, fetches %s",
+                               serial, 1e3 * (time.perf_counter() - start),
+                               _why_built(key, self._program_keys.get(serial, ())),
+                               {n: list(a.shape) for n, a in arrays.items()}, fetches)
                 self._plans[key] = plan
                 self._program_keys.setdefault(serial, {})[key] = None
                 if serial not in self._finalizers:
@@ -238,8 +250,9 @@ class Executor:
                 raise FeedError(f"feed keys are var names (str), got {type(name).__name__} "
                                 f"{getattr(name, 'name', name)!r:.60}")
             if not block.has_var(name):  # Paddle ignores it too; a missing var still raises
-                warnings.warn(f"feed '{name}' is not a var of the program; it is ignored",
-                              stacklevel=4)
+                data = [v.name for v in block.vars.values() if v.is_data]
+                warnings.warn(f"feed '{name}' is not a var of the program; it is ignored"
+                              f"{did_you_mean(name, data)}", stacklevel=4)
                 continue
             feed_infos[name] = _check_feed(block.var(name), arr, bool(lods and name in lods))
             if lods and name in lods:
@@ -247,7 +260,8 @@ class Executor:
         written = {n for op in block.ops for n in op.output_arg_names}
         for name in fetches:
             if not block.has_var(name):
-                raise FetchError(f"fetch target '{name}' is not a var of the program")
+                raise FetchError(f"fetch target '{name}' is not a var of the program"
+                                 f"{did_you_mean(name, block.vars)}")
             if name not in written and name not in feed_infos and (
                     not block.var(name).persistable or scope.find_var(name) is None):
                 raise FetchError(f"fetch target '{name}' has no value: no op of the program "
@@ -271,9 +285,17 @@ class Executor:
             else:
                 state_infos[name] = v.info()
         triton = isinstance(self.place, CUDAPlace)
-        lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
-                                feed_lods=lods, target="triton" if triton else "c",
-                                shape_values=shape_values)
+        if uses_tensor_arrays(program):
+            return _Serialized(ReferencePlan(program, list(arrays), fetches, lods))
+        try:
+            lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
+                                    feed_lods=lods, target="triton" if triton else "c",
+                                    shape_values=shape_values)
+        except BranchShapes as e:  # a value's shape is the taken branch's: run in stages
+            staged = StagedPlan(program, e.op, list(feed_infos), fetches, Executor(self.place),
+                                strategy)
+            staged._free = _Always(staged)
+            return staged
         # Each sub-block is a program of its own, its plans cached by an executor of this plan.
         sub_blocks = SubBlocks(Executor(self.place)) if program.num_blocks > 1 else None
         if triton:  # Triton kernels, on the GPU or its interpreter
@@ -409,6 +431,20 @@ def _detach_all(finalizers: dict) -> None:
 def _values_key(arrays: dict[str, np.ndarray], names: list[str]) -> tuple:
     """The values of the feeds that shape a plan (tiny int vectors), as part of its key."""
     return tuple(arrays[n].tobytes() if n in arrays else None for n in names)
+
+
+# What each part of a plan key is (Executor.run builds the key), for the plans log.
+_KEY_PARTS = ("the program changed", "new feed shapes or dtypes", "new fetch list",
+              "another BuildStrategy", "new LoD", "new values of feeds that give shapes")
+
+
+def _why_built(key: tuple, keys_of_program) -> str:
+    """Why the plan of `key` was built: what differs from the program's latest plan."""
+    prev = next(reversed(keys_of_program), None)
+    if prev is None:
+        return "first run of this program"
+    diff = [text for text, a, b in zip(_KEY_PARTS, key, prev) if a != b]
+    return ", ".join(diff) or "the plan had been dropped (least recently used)"
 
 
 def _forget_program(executor_ref, serial: int) -> None:

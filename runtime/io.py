@@ -24,7 +24,10 @@ from .atomic_files import (atomic_write, is_own_file, member_exists, read_member
                            write_dir, write_set)
 from .scope import Scope, global_scope
 from .tensor import TORCH_DTYPES, LoDTensor, to_torch
-from .tensor_io import combine_from_bytes, combine_to_bytes, tensor_from_bytes, tensor_to_bytes
+from .load_result import parse_load_result
+from .selected_rows import SelectedRows
+from .tensor_io import (combine_from_bytes, combine_to_bytes, selected_rows_from_bytes,
+                        selected_rows_to_bytes, tensor_from_bytes, tensor_to_bytes)
 
 _NOT_SAVED = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 _OPTIMIZER_OPS = {"sgd", "momentum", "adam", "adamw", "adagrad", "rmsprop", "lamb", "lars_momentum"}
@@ -109,6 +112,11 @@ def is_persistable(var: Variable) -> bool:
 def is_belong_to_optimizer(var: Variable) -> bool:
     """Persistable state that is not a parameter: moments, beta pows, the learning rate."""
     return is_persistable(var) and not is_parameter(var) and not var.need_check_feed
+
+
+def is_pir_fetch_var(var: Variable) -> bool:
+    """Whether `var` is a PIR program's fetch output: never, fluidc builds legacy programs."""
+    return False
 
 
 def _select(program: Program | None, vars, predicate) -> list[Variable]:
@@ -536,18 +544,33 @@ def load_inference_model_from_bytes(model: bytes, params: bytes | None, executor
     return [program, feeds, fetches]
 
 
-def _check_protocol(protocol) -> None:
+def _protocol(protocol, configs: dict) -> int:
+    """The pickle protocol of a save: `protocol`, or the deprecated pickle_protocol config (with
+    Paddle's warning); an int from 2 to 4."""
+    if configs.get("pickle_protocol") is not None:
+        warnings.warn("'pickle_protocol' is a deprecated argument. Please use 'protocol' "
+                      "instead.", stacklevel=3)
+        protocol = configs["pickle_protocol"]
     if not isinstance(protocol, int) or not 2 <= protocol <= 4:
         raise ValueError(f"protocol must be an int from 2 to 4, got {protocol!r}")
+    return protocol
+
+
+def _check_configs(configs: dict, supported: tuple[str, ...], what: str) -> None:
+    for key in configs:
+        if key not in supported:
+            raise ValueError(f"The additional config ({key}) of `{what}` is not supported.")
 
 
 def state_dict(program: Program, mode: str = "all", scope: Scope | None = None) -> dict[str, LoDTensor]:
     """Program.state_dict: name -> the scope's tensor for params ('param'), optimizer state ('opt') or both."""
     preds = {"param": is_parameter, "opt": is_belong_to_optimizer,
              "all": lambda v: is_parameter(v) or is_belong_to_optimizer(v)}
+    if not isinstance(mode, str):
+        raise TypeError(f"Type of `mode` should be string, but received {type(mode)}.")
+    scope = _scope_arg(scope, "Program.state_dict")
     if mode not in preds:
         raise ValueError(f"state_dict mode must be 'all', 'param' or 'opt', got {mode!r}")
-    scope = scope if scope is not None else global_scope()
     return {v.name: _value(scope, v.name) for v in _select(program, None, preds[mode])}
 
 
@@ -611,6 +634,8 @@ def _as_lodtensor(value, name: str, where: str, var: Variable | None = None) -> 
 def set_state_dict(program: Program, state_dict: dict, scope: Scope | None = None,
                    where: str = "state_dict") -> None:
     """Program.set_state_dict: check every value against its var, then store them all."""
+    if not isinstance(state_dict, dict):
+        raise TypeError(f"Type of `state_dict` should be dict, but received {type(state_dict)}.")
     block = program.global_block()
     values = {}
     for name, value in state_dict.items():
@@ -629,7 +654,7 @@ def _numpy_dict(values: dict[str, LoDTensor]) -> dict[str, np.ndarray]:
 
 def static_save(program: Program, model_path: str, protocol: int = 4, **configs) -> None:
     """paddle.static.save: model_path.pdparams, .pdopt (pickled name -> array) and .pdmodel."""
-    _check_protocol(protocol)
+    protocol = _protocol(protocol, configs)
     prefix = _prefix(model_path, "paddle.static.save")
     program = getattr(program, "_program", program)
     params = _numpy_dict(state_dict(program, "param"))
@@ -639,11 +664,20 @@ def static_save(program: Program, model_path: str, protocol: int = 4, **configs)
                prefix + ".pdmodel": _serialize(program, "paddle.static.save")})
 
 
+def _static_prefix(model_path: str) -> str:
+    """The prefix of paddle.static.save's files: model_path less a .pdparams / .pdopt / .pdmodel
+    suffix (Paddle's load and load_program_state take any of the three files' names)."""
+    for suffix in (".pdparams", ".pdopt", ".pdmodel"):
+        if model_path.endswith(suffix):
+            return model_path[:-len(suffix)]
+    return model_path
+
+
 def static_load(program: Program, model_path: str, executor=None, var_list=None) -> None:
     """paddle.static.load from .pdparams/.pdopt, a save_persistables dir, or a combined file (var_list)."""
     program = getattr(program, "_program", program)
     block = program.global_block()
-    prefix = model_path[:-len(".pdparams")] if model_path.endswith(".pdparams") else model_path
+    prefix = _static_prefix(model_path)
     if member_exists(prefix + ".pdparams"):
         params = [v for v in _select(program, var_list, is_parameter) if is_parameter(v)]
         opts = [v for v in _select(program, var_list, is_belong_to_optimizer)
@@ -706,17 +740,23 @@ class _FullUnpickler(pickle.Unpickler):
 def _unpickle(data: bytes, where: str, allow_pickle: bool):
     """A pickle's object: by safe_pickle (arrays, containers, scalars; bounded), or, with
     allow_pickle=True for a trusted file, by pickle itself."""
+    return _unpickle_first(data, where, allow_pickle)[0]
+
+
+def _unpickle_first(data: bytes, where: str, allow_pickle: bool):
+    """(object, end) of the first pickle in data, as _unpickle reads it."""
     if not allow_pickle:
         try:
-            return safe_pickle.loads(data, where)
+            return safe_pickle.loads_first(data, where)
         except FormatError as e:
             if "is not allowed" in str(e):
                 raise FormatError(f"{e} (pass allow_pickle=True to paddle.load if you trust "
                                   f"the file)") from None
             raise
     import io as _bio
+    buf = _bio.BytesIO(data)
     try:
-        return _FullUnpickler(_bio.BytesIO(data)).load()
+        return _FullUnpickler(buf).load(), buf.tell()
     except pickle.UnpicklingError as e:
         raise FormatError(f"{where}: cannot unpickle: {e}") from None
     except (EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError, SystemError,
@@ -738,6 +778,9 @@ class _PaddlePickler(pickle.Pickler):
         self._scope = scope
 
     def reducer_override(self, obj):
+        if isinstance(obj, SelectedRows):
+            raise NotImplementedError("`paddle.save` do not support saving 'SelectedRows' "
+                                      "(save one with use_binary_format=True)")
         if isinstance(obj, LoDTensor):
             return _tensor_pickle(_numpy(obj).copy())
         if isinstance(obj, Variable):
@@ -752,24 +795,47 @@ def _pickled(obj, protocol: int) -> bytes:
     return buf.getvalue()
 
 
+def _binary(obj) -> bytes:
+    """paddle.save(..., use_binary_format=True): one tensor as a LoDTensor stream, or a
+    SelectedRows as its stream."""
+    if isinstance(obj, Variable):
+        obj = _value(global_scope(), obj.name)
+    if isinstance(obj, SelectedRows):
+        if not obj.get_tensor()._is_initialized():
+            raise ValueError("The saved tensor is not initialized.")
+        return selected_rows_to_bytes(obj.rows(), obj.height(), obj.get_tensor())
+    if not isinstance(obj, LoDTensor):
+        raise NotImplementedError(f"When use_binary_format = True, `paddle.save` expected "
+                                  f"Tensor, but received {type(obj)}.")
+    if not obj._is_initialized():
+        raise ValueError("The saved tensor is not initialized.")
+    return tensor_to_bytes(obj)
+
+
 def save(obj, path, protocol: int = 4, **configs) -> None:
-    """paddle.save to a file path or a BytesIO: a Program as ProgramDesc bytes; anything else
-    (state dicts, tensors, nests of them) pickled in Paddle's layout."""
+    """paddle.save to a file path or a BytesIO: a Program as ProgramDesc bytes, a tensor as a
+    LoDTensor stream with use_binary_format=True; anything else (state dicts, tensors, nests of
+    them) pickled in Paddle's layout."""
     import io as _bio
-    _check_protocol(protocol)
-    if isinstance(path, _bio.BytesIO):
-        path.write(_serialize(obj, "paddle.save") if isinstance(obj, Program) else
-                   _pickled(obj, protocol))
-        return
-    if not isinstance(path, str):
+    _check_configs(configs, ("use_binary_format", "pickle_protocol"), "paddle.save")
+    protocol = _protocol(protocol, configs)
+    binary = configs.get("use_binary_format", False)
+    if not isinstance(binary, bool):
+        raise TypeError(f"Type of `use_binary_format` should be bool, but received "
+                        f"{type(binary)}.")
+    if isinstance(path, str):
+        if not os.path.basename(path) or os.path.isdir(path):
+            raise ValueError(f"paddle.save: path must be dirname/filename, got {path!r}")
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)  # even if obj is refused
+    elif not isinstance(path, _bio.BytesIO):
         raise ValueError(f"paddle.save only supports saving objects to file and `BytesIO`, but "
                          f"got {type(path)}")
-    if not os.path.basename(path) or os.path.isdir(path):
-        raise ValueError(f"paddle.save: path must be dirname/filename, got {path!r}")
-    if isinstance(obj, Program):
-        atomic_write(path, _serialize(obj, "paddle.save"))
-        return
-    atomic_write(path, _pickled(obj, protocol))
+    data = (_binary(obj) if binary else _serialize(obj, "paddle.save") if isinstance(obj, Program)
+            else _pickled(obj, protocol))
+    if isinstance(path, str):
+        atomic_write(path, data)
+    else:
+        path.write(data)
 
 
 def _numpy(t: LoDTensor) -> np.ndarray:
@@ -811,34 +877,53 @@ def load(path: str, **configs):
     allow_pickle=True is passed for a trusted file.
     """
     import io as _bio
+    _check_configs(configs, ("model_filename", "params_filename", "keep_name_table",
+                             "return_numpy", "allow_pickle"), "paddle.load")
     if isinstance(path, _bio.BytesIO):
-        return _load_bytes(path.read(), "<BytesIO>", configs)
+        start = path.tell()
+        obj, used = _load_bytes(path.read(), "<BytesIO>", configs)
+        path.seek(start + used)  # the next load reads what a next save wrote
+        return obj
     if not isinstance(path, str):
         raise ValueError(f"paddle.load only supports loading objects from a file path or a "
                          f"`BytesIO`, but got {type(path)}")
     if os.path.isdir(resolve_dir(path)):
         return _load_dir(path, configs)
     if not os.path.exists(path) and member_exists(path + ".pdmodel"):
+        for key in ("model_filename", "params_filename"):
+            if configs.get(key) is not None:
+                warnings.warn(f"When loading the result saved with the specified file prefix, "
+                              f"the ``{key}`` config does not take effect.", stacklevel=2)
         program = parse_program(_read(path + ".pdmodel", "model"), path + ".pdmodel")
         folder, base = os.path.split(os.path.abspath(path))
-        return _program_values(program, folder, configs.get("params_filename") or base + ".pdiparams")
-    return _load_bytes(_read(path, "paddle.load"), path, configs)
+        return _program_values(program, folder, base + ".pdiparams")
+    return _load_bytes(_read(path, "paddle.load"), path, configs)[0]
 
 
 def _load_bytes(data: bytes, where: str, configs: dict):
-    """A pickle, one tensor stream or a ProgramDesc, told apart by their first bytes."""
+    """(object, bytes used): a pickle, one tensor stream or a ProgramDesc, told apart by their
+    first bytes. Tensors come back as LoDTensors (Paddle's static mode) unless return_numpy."""
+    return_numpy = bool(configs.get("return_numpy", False))
     if data[:1] == b"\x80":  # a pickle (protocol 2+)
-        return _unpickle(data, where, bool(configs.get("allow_pickle", False)))
-    if data[:4] == b"\0\0\0\0":  # a LoDTensor stream begins with version 0
-        return _numpy(tensor_from_bytes(data, where, os.path.basename(where)))
-    return parse_program(data, where)
+        obj, used = _unpickle_first(data, where, bool(configs.get("allow_pickle", False)))
+        return parse_load_result(obj, return_numpy, bool(configs.get("keep_name_table"))), used
+    if data[:4] == b"\0\0\0\0":  # a SelectedRows or LoDTensor stream: version 0
+        try:  # SelectedRows first, as Paddle tries them (a whole tensor stream does not parse)
+            rows, height, value = selected_rows_from_bytes(data, where)
+        except FormatError:
+            t = tensor_from_bytes(data, where, os.path.basename(where))
+            return (_numpy(t) if return_numpy else t), len(data)
+        sr = SelectedRows(rows, height)
+        sr.get_tensor().set(value)
+        return sr, len(data)
+    return parse_program(data, where), len(data)
 
 
 def load_program_state(model_path: str, var_list=None) -> dict[str, np.ndarray]:
     """paddle.static.load_program_state: name -> array from .pdparams + .pdopt (or a dir)."""
-    prefix = model_path[:-len(".pdparams")] if model_path.endswith(".pdparams") else model_path
+    prefix = _static_prefix(model_path)
     if not member_exists(prefix + ".pdparams"):
-        return load(model_path)
+        return load(model_path, return_numpy=True)
     state = {}
     for ext, what in ((".pdparams", "params"), (".pdopt", "optimizer state")):
         if ext == ".pdopt" and not member_exists(prefix + ext):

@@ -23,6 +23,16 @@ from .scope import Scope
 from .tensor import LoDTensor, torch_dtype
 
 
+def by_reference(opdef, ins: dict, outs: dict, attrs: dict, rng) -> None:
+    """A library call for an op without a torch run of its own (a pointwise op on complex
+    data, fuse.step_kind): its numpy reference on the host, written into the outputs."""
+    got = opdef.reference({k: [t.cpu().numpy() for t in v] for k, v in ins.items()}, attrs)
+    for slot, tensors in outs.items():
+        for t, value in zip(tensors, got[slot]):
+            if t is not None:
+                t.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+
+
 def _ops_of(lowered: LoweredProgram):
     for step in lowered.steps:
         yield from ([step.op] if isinstance(step, Extern) else step.ops)
@@ -55,8 +65,10 @@ class Plan:
         written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         # Runs that write the scope's persistables (training, startup) are serialized per scope:
         # two concurrent optimizer steps on one set of parameters would mix their updates.
-        self.locks = any(n in state or (n in infos and lowered.storage(n) in state)
-                         for n in written)
+        # A fed persistable var is set in the scope by the run, as Paddle's feed op sets it.
+        self.fed_state = [n for n in lowered.feeds if n in state]
+        self.locks = bool(self.fed_state) or any(
+            n in state or (n in infos and lowered.storage(n) in state) for n in written)
         self.last_lock = None  # (scope, its run lock) of the last locked run (Executor.run)
         self._generators: dict[int, torch.Generator] = {}
         self.fetch_lods = [lowered.lods.get(n) for n in lowered.fetches]  # fixed per plan
@@ -189,7 +201,8 @@ class Plan:
                 for k, v in op.outputs.items() if any(n != EMPTY_VAR for n in v)}
         if opdef.kind == "control":
             return self.sub_blocks.step(op, ins, outs, scope)
-        return functools.partial(opdef.run, ins, outs, op.attrs, self._generator(op))
+        run = opdef.run or functools.partial(by_reference, opdef)
+        return functools.partial(run, ins, outs, op.attrs, self._generator(op))
 
     def _generator(self, op) -> torch.Generator | None:
         """The random stream of a stateful op: made once per plan, so re-binding keeps it."""
@@ -213,6 +226,8 @@ class Plan:
         One instance runs one thread's run at a time (Executor.run hands instances out, and
         holds the scope's run lock, scope_lock, around runs of plans that write persistables).
         """
+        for n in self.fed_state:
+            _set_scope_tensor(scope, n, feed[n], self.device)
         if scope is not self.scope:
             self.bind(scope)
         else:
@@ -279,6 +294,18 @@ def scope_lock(scope: Scope) -> threading.RLock:
 
 
 SPARES = 2  # results kept for reuse per fetch: `out = exe.run(...)[0]` holds one while the next runs
+def _set_scope_tensor(scope: Scope, name: str, value: np.ndarray, device) -> None:
+    """The scope's var `name` set to a copy of value: in place when its tensor has the shape
+    and dtype (the plan stays bound to it), else as a new tensor (the plan re-binds)."""
+    holder = scope.var(name)._tensor
+    t = holder._t
+    src = torch.from_numpy(np.ascontiguousarray(value))
+    if t is not None and t.shape == src.shape and t.dtype == src.dtype and t.device == device:
+        t.copy_(src)
+    else:
+        holder._t = src.to(device, copy=True)
+
+
 # Below this size copying a feed in (or a fetch out) costs less than taking an array's address.
 DIRECT_MIN_BYTES = 64 * 1024
 

@@ -27,9 +27,22 @@ class EOFException(FluidcError):
     """A non-iterable reader has no more batches this epoch: reset() it, then start() again."""
 
 
+def _tensor(value, lod=None) -> LoDTensor:
+    """A batch value as the DenseTensor (LoDTensor) Paddle's static readers yield: arrays are
+    wrapped without a copy."""
+    if isinstance(value, LoDTensor):
+        return value
+    return LoDTensor(to_torch(np.asarray(value)), lod)
+
+
+def _listed(value):
+    """A value for return_list=True batches: the array itself, a LoDTensor where there is LoD."""
+    return value if not isinstance(value, LoDTensor) or value.lod() else value.numpy()
+
+
 def _wrap(raw: dict[str, tuple]) -> dict:
-    """(data, offsets) pairs -> feed values (LoDTensor where there is a LoD)."""
-    return {n: d if lod is None else LoDTensor(to_torch(d), lod) for n, (d, lod) in raw.items()}
+    """(data, offsets) pairs -> feed values, LoDTensors with their LoD."""
+    return {n: _tensor(d, lod) for n, (d, lod) in raw.items()}
 
 
 class GeneratorLoader:
@@ -79,8 +92,7 @@ class GeneratorLoader:
             if len(values) != len(names):
                 raise FeedError(f"a batch has {len(values)} arrays, but the reader feeds "
                                 f"{len(names)} vars {names}")
-            return {n: v if isinstance(v, (LoDTensor, np.ndarray)) else np.asarray(v)
-                    for n, v in zip(names, values)}
+            return {n: _tensor(v) for n, v in zip(names, values)}
         self._set(reader, convert)
 
     set_sample_generator = decorate_sample_generator
@@ -124,7 +136,8 @@ class GeneratorLoader:
                     item = self._ready(feed.get())
                 except StopIteration:
                     return
-                yield [item[n] for n in self.feed_names] if self.return_list else [item]
+                yield [_listed(item[n]) for n in self.feed_names] if self.return_list \
+                    else [item]
         finally:
             feed.stop()
             self._live.discard(feed)
@@ -204,6 +217,19 @@ def default_collate(samples: list) -> list[np.ndarray]:
     return [np.stack([np.asarray(s[k]) for s in samples]) for k in range(len(samples[0]))]
 
 
+def _per_place(epoch: Iterator, count: int) -> Iterator:
+    """Paddle's multi-place steps: each gives `count` consecutive batches, one per place (a list
+    of feed dicts, or with return_list a list per place of the fields); a last step the batches
+    cannot fill is dropped, as Paddle drops it."""
+    group = []
+    for batch in epoch:
+        group += batch if isinstance(batch, list) and batch and isinstance(batch[0], dict) \
+            else [batch]
+        if len(group) == count:
+            yield group
+            group = []
+
+
 class DataLoader:
     """2.x paddle.io.DataLoader for static programs: batches of a Dataset, read ahead by a thread
     (num_workers=0) or computed by worker processes (num_workers > 0)."""
@@ -220,12 +246,17 @@ class DataLoader:
         self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
         self.num_workers, self.prefetch = int(num_workers), max(1, int(prefetch_factor))
         self.return_list, self.worker_init_fn = return_list, worker_init_fn
+        self._place_count = len(places) if isinstance(places, (list, tuple)) and places else 1
         self.timeout = timeout or None
         self.use_buffer_reader = use_buffer_reader
         self.feed_names = [v.name if isinstance(v, Variable) else str(v)
                            for v in (feed_list or [])]
         feeder = DataFeeder(feed_list) if feed_list else None
-        if collate_fn is not None:
+        if batch_size is None and batch_sampler is None:
+            # no auto-batching: each dataset item is a batch already (one index per "batch")
+            convert = collate_fn or (lambda sample: sample)
+            self._collate = lambda samples: ("user", convert(samples[0]))
+        elif collate_fn is not None:
             self._collate = lambda samples: ("user", collate_fn(samples))
         elif feeder is not None:
             self._collate = lambda samples: ("raw", feeder.convert(samples))
@@ -241,6 +272,8 @@ class DataLoader:
         order = list(range(len(self.dataset)))
         if self.shuffle:
             random.shuffle(order)
+        if self.batch_size is None:
+            return [[i] for i in order]
         n = self.batch_size
         batches = [order[i:i + n] for i in range(0, len(order), n)]
         if self.drop_last and batches and len(batches[-1]) < n:
@@ -256,25 +289,29 @@ class DataLoader:
         if kind == "raw":
             value = _wrap(value)
         elif not isinstance(value, dict) and self.feed_names and not self.return_list:
-            value = dict(zip(self.feed_names, value))
+            value = {n: _tensor(v) if isinstance(v, np.ndarray) else v
+                     for n, v in zip(self.feed_names, value)}
         if self.return_list:
-            return [value[n] for n in self.feed_names] if isinstance(value, dict) else value
+            return [_listed(value[n]) for n in self.feed_names] if isinstance(value, dict) \
+                else value
         return [value] if isinstance(value, dict) else value
 
     def _batches(self) -> Iterator:
         """The made batches in order, computed on this thread (the buffer's producer)."""
         if isinstance(self.dataset, IterableDataset):
-            yield from (self._collate(b) for b in
-                        batch_reader(lambda: iter(self.dataset), self.batch_size,
-                                     self.drop_last)())
+            batches = ([sample] for sample in self.dataset) if self.batch_size is None else \
+                batch_reader(lambda: iter(self.dataset), self.batch_size, self.drop_last)()
+            yield from (self._collate(b) for b in batches)
             return
         for idx in self._index_batches():
             yield self._collate([self.dataset[i] for i in idx])
 
     def __iter__(self) -> Iterator:
         if self.num_workers > 0 and not isinstance(self.dataset, IterableDataset):
-            return self._worker_epoch()
-        return self._thread_epoch()
+            epoch = self._worker_epoch()
+        else:
+            epoch = self._thread_epoch()
+        return epoch if self._place_count == 1 else _per_place(epoch, self._place_count)
 
     __call__ = __iter__
 

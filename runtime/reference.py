@@ -6,14 +6,19 @@ import numpy as np
 import torch
 
 from ..frontend.errors import OpError, UninitializedVarError
+from ..frontend.dtypes import VarType
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.checks import check_attrs, check_index_values
 from ..frontend.ops.control_flow import is_true
+from ..frontend.ops.registry import EMPTY_VAR, LOD_ATTR, grad_name
+from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
 from ..passes.control_flow import (attach_blocks, forward_block, grad_block_outputs,
-                                   has_sub_blocks, sub_block)
+                                   has_sub_blocks, sub_block, unversioned)
 from ..passes.lower import TempNamer, infer_op
 from ..passes.prune import prune_ops
+from ..passes.while_grad import body_versions
+from .control_flow import step_order
 from .scope import Scope
 from .tensor import LoDTensor, to_torch
 
@@ -24,8 +29,18 @@ def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) 
     if opdef.kind == "control":
         _run_control(op, values, rng)
         return
+    if opdef.kind == "array":
+        ins = {k: [values.get(n) for n in v] for k, v in op.inputs.items()}
+        current = {k: [values.get(n) for n in v] for k, v in op.outputs.items()}
+        attrs = {**op.attrs, LOD_ATTR: _in_lods(op, values)}
+        _store(op, opdef.reference(ins, attrs, current), values)
+        return
+    if any(isinstance(values.get(n), list) for n in op.input_arg_names):
+        _run_entrywise(op, values, rng)
+        return
     if opdef.reference is None and opdef.kind == "composite":
-        infos = {n: VarInfo(a.shape, _var_type(a)) for n, a in values.items()}
+        infos = {n: VarInfo(a.shape, _var_type(a)) for n, a in values.items()
+                 if isinstance(a, np.ndarray)}
         infer_op(op, infos)
         for sub in opdef.lower(op, infos, TempNamer(infos)):
             sub.attrs = get_op_def(sub.type).complete_attrs(sub.attrs)
@@ -41,11 +56,73 @@ def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) 
     attrs = dict(op.attrs)
     if opdef.stateful or "seed" in attrs:
         attrs["__rng__"] = rng
+    track = opdef.lod is not None and LOD_ATTR not in attrs  # not a lowered copy
+    if track:
+        attrs[LOD_ATTR] = _in_lods(op, values)
     outs = opdef.reference(ins, attrs)
+    if track:
+        infos = {k: [VarInfo(np.shape(a), _var_type(np.asarray(a)), len(lod or ()))
+                     for a, lod in zip(v, attrs[LOD_ATTR][k])] for k, v in ins.items()}
+        outs = {**outs, LOD_ATTR: opdef.lod(attrs[LOD_ATTR], attrs, infos)}
+    _store(op, outs, values)
+
+
+def lod_key(name: str) -> tuple:
+    """The key (never a var name) under which the value table keeps a var's LoD."""
+    return ("lod", name)
+
+
+def _in_lods(op: OpDesc, values: dict) -> dict:
+    return {k: [values.get(lod_key(n)) for n in v] for k, v in op.inputs.items()}
+
+
+def _store(op: OpDesc, outs: dict, values: dict) -> None:
+    """The op's outputs into the table, with their LoD: the one its reference gives (under
+    LOD_ATTR: ops reading LoD, the LoD-splitting ops), else the LoD of its first input that
+    has one, for outputs of that input's rows (as Paddle's ops share their input's LoD)."""
+    lods = outs.get(LOD_ATTR)
+    src = next((values[lod_key(n)] for n in op.input_arg_names if lod_key(n) in values), None)
     for slot, names in op.outputs.items():
-        for n, arr in zip(names, outs.get(slot, [])):
-            if n != "@EMPTY@":
-                values[n] = np.asarray(arr)
+        for i, (n, arr) in enumerate(zip(names, outs.get(slot, []))):
+            if n == "@EMPTY@":
+                continue
+            values[n] = arr if isinstance(arr, list) else np.asarray(arr)
+            lod = (lods.get(slot) or [None] * (i + 1))[i] if lods is not None else src
+            if lod and np.ndim(values[n]) and lod[-1][-1] == np.shape(values[n])[0]:
+                values[lod_key(n)] = tuple(tuple(level) for level in lod)
+            else:
+                values.pop(lod_key(n), None)
+
+
+_ENTRYWISE = ("assign", "fill_zeros_like", "sum", "rnn_memory_helper")
+
+
+def _run_entrywise(op: OpDesc, values: dict, rng: np.random.Generator) -> None:
+    """An op over tensor arrays (assign, fill_zeros_like, sum of array grads, as Paddle's
+    kernels for arrays): run on each index's entries, its outputs arrays; a sum skips missing
+    entries, other ops leave the index's outputs missing."""
+    if op.type not in _ENTRYWISE:
+        raise OpError(f"op '{op.type}' does not take tensor arrays (its inputs "
+                      f"{[n for n in op.input_arg_names if isinstance(values.get(n), list)]} "
+                      f"are); read their entries with array_read")
+    arrays = [values[n] for n in op.input_arg_names if isinstance(values.get(n), list)]
+    outs: dict[str, list] = {n: [] for n in op.output_arg_names}
+    for k in range(max(len(a) for a in arrays)):
+        local = {}
+        for n in op.input_arg_names:
+            v = values.get(n)
+            local[n] = (v[k] if k < len(v) else None) if isinstance(v, list) else v
+        sub = op.copy()
+        if op.type == "sum":
+            sub.inputs["X"] = [n for n in op.input("X") if local[n] is not None]
+        if not sub.input_arg_names or any(local[n] is None for n in sub.input_arg_names):
+            for n in outs:
+                outs[n].append(None)
+            continue
+        run_op(sub, local, rng)
+        for n in outs:
+            outs[n].append(local[n])
+    values.update(outs)
 
 
 def _run_block(block, values: dict[str, np.ndarray], rng: np.random.Generator) -> None:
@@ -55,10 +132,33 @@ def _run_block(block, values: dict[str, np.ndarray], rng: np.random.Generator) -
 
 def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) -> None:
     """Paddle's semantics over one value table: run the block while / if the condition holds;
-    a conditional_block_grad runs its forward block, then its grad block (zeros if untaken)."""
-    if op.type == "while":
+    a conditional_block_grad runs its forward block, then its grad block (zeros if untaken).
+    An op naming versions of vars (x@@v1, in a while_grad's block) runs over a table where its
+    blocks see them under their names."""
+    names = op.input_arg_names + op.output_arg_names
+    if any(unversioned(n) != n for n in names):
+        local = {**values, **{unversioned(n): values[n] for n in op.input_arg_names
+                              if n in values}}
+        plain = op.copy()
+        for slots in (plain.inputs, plain.outputs):
+            for slot, ns in slots.items():
+                slots[slot] = [unversioned(n) for n in ns]
+        _run_control(plain, local, rng)
+        values.update((k, v) for k, v in local.items() if isinstance(k, tuple))  # tapes
+        values.update((n, local[unversioned(n)]) for n in op.output_arg_names
+                      if n != EMPTY_VAR and unversioned(n) in local)
+        return
+    if op.type == "while":  # each iteration's loop values kept for a while_grad
+        tape = values[_tape(sub_block(op))] = []
         while is_true(values[op.input("Condition")[0]], True, "while"):
+            tape.append({n: copy_value(values[n]) for n in op.output("Out") if n in values})
             _run_block(sub_block(op), values, rng)
+        return
+    if op.type == "while_grad":
+        _run_while_grad(op, values, rng)
+        return
+    if op.type in ("recurrent", "recurrent_grad"):
+        (_run_recurrent if op.type == "recurrent" else _run_recurrent_grad)(op, values, rng)
         return
     scalar = bool(op.attrs.get("is_scalar_condition", False))
     taken = all(is_true(np.asarray(values[c]), scalar, op.type) for c in op.input("Cond"))
@@ -77,7 +177,105 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
     for (outer, inner), x in zip(pairs, [n for n, g in zip(op.input("Input"),
                                                            op.output("Input@GRAD"))
                                          if g != "@EMPTY@"]):
-        values[outer] = values[inner] if taken else np.zeros_like(values[x])
+        values[outer] = values[inner] if taken else zeros_of(values[x])
+
+
+def _tape(body) -> tuple:
+    """The key (never a var name) under which a while keeps its iterations' values."""
+    return ("while tape", body.idx)
+
+
+def _run_while_grad(op: OpDesc, values: dict, rng: np.random.Generator) -> None:
+    """The grad block per forward iteration, last first, over the values it began with (as
+    runtime/control_flow.py runs it): loop vars' grads carried back, other inputs' summed."""
+    body, grad_block = forward_block(op), sub_block(op)
+    outs = op.input("Out")  # names as the body knows them (_run_control unversions them)
+    exits = body_versions(body, outs)[1]
+    seeds = {x: grad_name(e) for x, e in exits.items() if grad_block.has_var(grad_name(e))}
+    carried = {x: values[g] for x, g in zip(outs, op.input("Out@GRAD")) if x in seeds}
+    wanted = [(x, g) for x, g in zip(op.input("X"), op.output("X@GRAD")) if g != EMPTY_VAR]
+    summed = {x: None for x, _ in wanted if x not in seeds}
+    steps = values.get(_tape(body))
+    if steps is None:
+        raise OpError(f"op 'while_grad' of block {body.idx}: its while loop has not run first")
+    for step in reversed(steps):
+        local = {**values, **step, **{seeds[x]: g for x, g in carried.items()}}
+        _run_block(grad_block, local, rng)
+        carried = {x: local[grad_name(x)] for x in seeds}
+        summed = {x: add_values(t, local[grad_name(x)]) for x, t in summed.items()}
+    for x, g in wanted:
+        got = carried[x] if x in carried else summed[x]
+        values[g] = zeros_of(values[x]) if got is None else got
+
+
+def _step_values(op: OpDesc, values: dict, t: int, mems: list) -> dict:
+    """The table a recurrent op's step t sees: the inputs' slices and the memories."""
+    return {**values, **{x: values[x][t] for x in op.inputs.get("inputs", [])},
+            **dict(zip(op.attrs["ex_states"], mems))}
+
+
+def _run_recurrent(op: OpDesc, values: dict, rng: np.random.Generator) -> None:
+    """StaticRNN's steps (as runtime/control_flow.py runs them), each step's memories kept."""
+    a, block = op.attrs, sub_block(op)
+    seq_len = np.shape(values[op.input("inputs")[0]])[0]
+    mems = [values[n] for n in op.inputs.get("initial_states", [])]
+    tape = values[_tape(block)] = []
+    outs = {n: [None] * seq_len for n in op.outputs.get("outputs", [])}
+    for t in step_order(seq_len, a["reverse"]):
+        tape.append([copy_value(m) for m in mems])
+        local = _step_values(op, values, t, mems)
+        _run_block(block, local, rng)
+        mems = [local[n] for n in a["states"]]
+        for n, steps in outs.items():
+            steps[t] = local[n]
+    values.update((n, np.stack(steps)) for n, steps in outs.items())
+
+
+def _run_recurrent_grad(op: OpDesc, values: dict, rng: np.random.Generator) -> None:
+    """The grad block per step, last first: input slices' grads, parameters' summed, the
+    memories' carried back to the initial states."""
+    a, body, grad_block = op.attrs, forward_block(op), sub_block(op)
+    steps = values.get(_tape(body))
+    if steps is None:
+        raise OpError(f"op 'recurrent_grad' of block {body.idx}: its recurrent op has not run "
+                      f"first")
+    ex = [x for x in a["ex_states"] if grad_block.has_var(grad_name(x))]
+    states = dict(zip(a["ex_states"], a["states"]))
+    inits = dict(zip(a["ex_states"], op.inputs.get("initial_states", [])))
+    outs = [(grad_name(n), g) for n, g in zip(op.inputs.get("outputs", []),
+                                               op.inputs.get("outputs@GRAD", []))
+            if grad_block.has_var(grad_name(n))]
+    wanted = {slot: [(x, g) for x, g in zip(op.inputs.get(slot, []),
+                                            op.outputs.get(slot + "@GRAD", []))
+                     if g != EMPTY_VAR] for slot in ("inputs", "parameters")}
+    carried = {x: zeros_of(values[inits[x]]) for x in ex}
+    summed = {x: zeros_of(values[x]) for x, _ in wanted["parameters"]}
+    slices = {x: zeros_of(values[x]) for x, _ in wanted["inputs"]}
+    order = list(step_order(np.shape(values[op.input("inputs")[0]])[0], a["reverse"]))
+    for t, mems in reversed(list(zip(order, steps))):
+        local = {**_step_values(op, values, t, mems),
+                 **{grad_name(states[x]): g for x, g in carried.items()},
+                 **{n: values[g][t] for n, g in outs}}
+        _run_block(grad_block, local, rng)
+        carried = {x: local[grad_name(x)] for x in ex}
+        for x, arr in slices.items():
+            arr[t] = local[grad_name(x)]
+        summed = {x: total + local[grad_name(x)] for x, total in summed.items()}
+    for slot, got in (("inputs", slices), ("parameters", summed)):
+        values.update((g, got[x]) for x, g in wanted[slot])
+    values.update((g, carried[x]) for x, g in zip(
+        a["ex_states"], op.outputs.get("initial_states@GRAD", [])) if g != EMPTY_VAR)
+
+
+def uses_tensor_arrays(program: Program) -> bool:
+    """Whether a block of the program declares a tensor array or holds a host op (kind
+    'array': split_lod_tensor too, whose outputs' rows depend on its Mask's values): such a
+    program runs here, op by op (an array's length is known at run time only; compiled plans
+    hold fixed shapes)."""
+    return any(v.type == VarType.LOD_TENSOR_ARRAY for b in program.blocks
+               for v in b.vars.values()) or any(
+        get_op_def(op.type).kind == "array" for b in program.blocks for op in b.ops
+        if op.type not in ("feed", "fetch"))
 
 
 def _var_type(a: np.ndarray):
@@ -88,8 +286,10 @@ def _var_type(a: np.ndarray):
 class ReferencePlan:
     """Runs a program's pruned ops one by one on numpy arrays, reading and writing the scope."""
 
-    def __init__(self, program: Program, feeds: list[str], fetches: list[str]) -> None:
+    def __init__(self, program: Program, feeds: list[str], fetches: list[str],
+                 lods: dict | None = None) -> None:
         block = program.global_block()
+        self.lods = {lod_key(n): lod for n, lod in (lods or {}).items()}  # the fed LoDs
         self.persistable = {n for n, v in block.vars.items() if v.persistable}
         ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
         if has_sub_blocks(program):
@@ -97,9 +297,11 @@ class ReferencePlan:
         self.ops = prune_ops(ops, feeds, fetches, keep=self.persistable, run=True)
         self.fetches = fetches
         self.rng = np.random.default_rng(program.random_seed or None)
+        # tensor arrays start empty in each run (one kept in the scope is not supported)
+        self.arrays = [n for n, v in block.vars.items() if v.type == VarType.LOD_TENSOR_ARRAY]
 
     def run(self, feed: dict[str, np.ndarray], scope: Scope, return_numpy: bool = True) -> list:
-        values: dict[str, np.ndarray] = dict(feed)
+        values: dict[str, np.ndarray] = {**{n: [] for n in self.arrays}, **feed, **self.lods}
         for op in self.ops:
             for n in op.input_arg_names:
                 if n not in values:
@@ -107,14 +309,25 @@ class ReferencePlan:
                     if holder is None or holder._tensor._t is None:
                         raise UninitializedVarError(f"var '{n}' read by op '{op.type}' has no value")
                     values[n] = holder._tensor.numpy().copy()
+                    if holder._tensor._lod:
+                        values[lod_key(n)] = tuple(map(tuple, holder._tensor._lod))
             run_op(op, values, self.rng)
         for n in self.persistable:
-            if n in values:
-                scope.var(n)._tensor._t = to_torch(np.array(values[n], copy=True))
+            if n in values and not isinstance(values[n], list):
+                tensor = scope.var(n)._tensor
+                tensor._t = to_torch(np.array(values[n], copy=True))
+                tensor.set_lod(values.get(lod_key(n), ()))
         out = []
         for n in self.fetches:
             arr = values[n] if n in values else scope.find_var(n)._tensor.numpy()
-            out.append(np.array(arr) if return_numpy else LoDTensor(torch.from_numpy(np.array(arr))))
-        return out
+            out.append([_fetched(a, return_numpy) for a in arr] if isinstance(arr, list)
+                       else _fetched(arr, return_numpy, values.get(lod_key(n))))
+        return out  # an array: a list, as Paddle's
+
+
+def _fetched(arr, return_numpy: bool, lod=None):
+    if return_numpy:
+        return np.array(arr)
+    return LoDTensor(torch.from_numpy(np.array(arr)), [list(level) for level in lod or ()])
 
 

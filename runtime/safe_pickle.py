@@ -589,6 +589,12 @@ def _text_in(value, options: tuple[str, ...]) -> bool:
 
 def loads(data: bytes, where: str):
     """The object a pickle holds, built only from the allowed types; FormatError otherwise."""
+    return loads_first(data, where)[0]
+
+
+def loads_first(data: bytes, where: str):
+    """(object, end): the first pickle in `data` (bytes may follow it, as in a buffer that
+    paddle.save wrote to twice) and the offset just past its STOP."""
     machine = _Machine(bytes(data), where)
     try:
         obj = machine.run()
@@ -600,4 +606,4 @@ def loads(data: bytes, where: str):
         machine.memo.clear()
         machine.keys.clear()
     _walk(obj, where, len(data))
-    return obj
+    return obj, machine.pos

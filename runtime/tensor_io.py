@@ -1,4 +1,5 @@
-"""PaddlePaddle's LoDTensor stream (one per variable file) and save_combine (streams back to back).
+"""PaddlePaddle's LoDTensor stream (one per variable file), save_combine (streams back to back)
+and the SelectedRows stream (paddle.save(..., use_binary_format=True) of a SelectedRows).
 
 A stream: uint32 version (0), uint64 LoD level count, per level uint64 byte size + uint64 offsets,
 uint32 tensor version (0), int32 TensorDesc size, TensorDesc protobuf, raw little-endian data.
@@ -22,14 +23,40 @@ _ITEMSIZE = {vt: torch.empty(0, dtype=td).element_size() for vt, td in TORCH_DTY
 
 def tensor_to_bytes(t: LoDTensor) -> bytes:
     """One LoDTensor stream."""
-    data = t.tensor.detach().cpu().contiguous()
     parts = [struct.pack("<IQ", 0, len(t._lod))]
     for level in t._lod:
         parts.append(struct.pack("<Q", 8 * len(level)) + np.asarray(level, "<u8").tobytes())
+    return b"".join(parts) + _dense_to_bytes(t)
+
+
+def _dense_to_bytes(t: LoDTensor) -> bytes:
+    """The tensor part of a stream (no LoD): version, TensorDesc, raw data."""
+    data = t.tensor.detach().cpu().contiguous()
     desc = proto.TensorDesc(data_type=int(t._dtype()), dims=list(data.shape)).SerializeToString()
-    parts.append(struct.pack("<Ii", 0, len(desc)) + desc)
-    parts.append(data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b"")
-    return b"".join(parts)
+    raw = data.reshape(-1).view(torch.uint8).numpy().tobytes() if data.numel() else b""
+    return struct.pack("<Ii", 0, len(desc)) + desc + raw
+
+
+def selected_rows_to_bytes(rows: list[int], height: int, value: LoDTensor) -> bytes:
+    """A SelectedRows stream: uint32 version (0), uint64 row count, int64 rows, int64 height,
+    then the value's tensor part."""
+    return struct.pack("<IQ", 0, len(rows)) + np.asarray(rows, "<i8").tobytes() + \
+        struct.pack("<q", height) + _dense_to_bytes(value)
+
+
+def selected_rows_from_bytes(data: bytes, where: str) -> tuple[list[int], int, LoDTensor]:
+    """(rows, height, value) of a file holding exactly one SelectedRows stream."""
+    r = _Reader(data, where)
+    (version,) = r.unpack("<I", "version", "SelectedRows")
+    if version != 0:
+        raise FormatError(f"{where}: SelectedRows version {version}, expected 0")
+    (count,) = r.unpack("<Q", "row count", "SelectedRows")
+    rows = np.frombuffer(r.take(8 * count, "rows", "SelectedRows"), "<i8").tolist()
+    (height,) = r.unpack("<q", "height", "SelectedRows")
+    value = LoDTensor(_read_dense(r, "SelectedRows"))
+    if not r.at_end():
+        raise FormatError(f"{where}: {len(r.data) - r.pos} bytes follow the SelectedRows")
+    return rows, height, value
 
 
 class _Reader:
@@ -68,6 +95,11 @@ def read_stream(r: _Reader, var: str) -> LoDTensor:
         if size % 8:
             raise FormatError(f"{r.where}: var '{var}' has a LoD level of {size} bytes, not whole offsets")
         lod.append(np.frombuffer(r.take(size, "LoD offsets", var), "<u8").astype(int).tolist())
+    return LoDTensor(_read_dense(r, var), lod)
+
+
+def _read_dense(r: _Reader, var: str) -> torch.Tensor:
+    """The tensor part of a stream (version, TensorDesc, data), checked."""
     tversion, desc_size = r.unpack("<Ii", "tensor header", var)
     if tversion != 0:
         raise FormatError(f"{r.where}: var '{var}' has tensor version {tversion}, expected 0")
@@ -86,9 +118,8 @@ def read_stream(r: _Reader, var: str) -> LoDTensor:
     # left, are refused before anything is allocated.
     count = checked_numel(dims, _ITEMSIZE[dtype], len(r.data) - r.pos, r.where, f"var '{var}'")
     raw = r.take(count * _ITEMSIZE[dtype], "data", var)
-    t = torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(TORCH_DTYPES[dtype]).reshape(dims) \
+    return torch.frombuffer(bytearray(raw), dtype=torch.uint8).view(TORCH_DTYPES[dtype]).reshape(dims) \
         if len(raw) else torch.empty(dims, dtype=TORCH_DTYPES[dtype])
-    return LoDTensor(t, lod)
 
 
 def tensor_from_bytes(data: bytes, where: str, var: str) -> LoDTensor:

@@ -28,3 +28,8 @@ __all__ = ["Operator", "Parameter", "Program", "Variable", "default_main_program
            "load_program_state", "load_vars", "normalize_program", "save_to_file", "save_vars",
            "serialize_persistables", "set_program_state", "load", "load_inference_model", "save",
            "save_inference_model", "serialize_program", "io", "nn"]
+
+
+from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402
+
+__getattr__ = _missing_attribute("fluidc.static", globals())  # an unknown name: close names, not a bare error

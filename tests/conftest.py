@@ -1,9 +1,16 @@
 """Every test builds its programs fresh: new default programs, scope and name counters."""
-import numpy as np
-import pytest
+import os
 
-import fluidc as fluid
-from fluidc.frontend import framework, unique_name
+# The kernels the tests build stay with the checkout, out of the user's cache (unless
+# FLUIDC_CACHE_DIR names one); subprocesses of tests inherit it.
+os.environ.setdefault("FLUIDC_CACHE_DIR", os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".pytest_cache", "fluidc-kernels"))
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import fluidc as fluid  # noqa: E402
+from fluidc.frontend import framework, unique_name  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

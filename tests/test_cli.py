@@ -107,3 +107,72 @@ def test_inspect_saved_model_lists_vars_with_sizes_and_compiled_steps(capsys):
     assert "== compiled for batch 2" in out and "extern conv2d" in out
     main(["codegen", str(model), "--batch", "2"])
     assert "static void kernel_0(" in capsys.readouterr().out
+
+
+def test_version_and_python_m(capsys):
+    import subprocess
+    import sys
+
+    import fluidc
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.strip() == f"fluidc {fluidc.__version__}"
+    out = subprocess.run([sys.executable, "-m", "fluidc", "--help"], capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    assert out.startswith("usage: fluidc")
+
+
+def test_help_lists_the_commands_and_every_option_has_help_and_default(capsys):
+    from fluidc.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, __import__("argparse")._SubParsersAction))
+    assert set(sub.choices) == {"demo", "inspect", "codegen", "cache", "bench"}
+    for name, p in sub.choices.items():
+        for action in p._actions:
+            if action.option_strings and action.dest != "help":
+                assert action.help, (name, action.dest)
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    text = capsys.readouterr().out
+    assert "--epochs EPOCHS" in text and "(default: 20)" in text and "(default: None)" not in text
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["demo", "--epochs", "0"], "--epochs: must be at least 1, got 0"),
+    (["demo", "--batch-size", "-3"], "--batch-size: must be at least 1, got -3"),
+    (["demo", "--lr", "x"], "--lr: expected a number, got 'x'"),
+    (["inspect", "chain", "--batch", "0"], "--batch: must be at least 1, got 0"),
+])
+def test_bad_numbers_are_one_clear_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_bench_help_is_the_benchmarks_help(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and out.startswith("usage: fluidc bench") and "--repeat N" in out
+
+
+def test_cache_info_and_clear_touch_only_the_caches_files(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    key = "0" * 32
+    for suffix in (".so", ".c", ".meta"):
+        (tmp_path / f"k_{key}{suffix}").write_bytes(b"x" * 5000)
+    (tmp_path / "notes.txt").write_text("mine")
+    main(["cache"])
+    out = capsys.readouterr().out
+    assert f"directory  {tmp_path}" in out and "kernels    1" in out and "MiB" in out
+    main(["cache", "clear"])
+    assert "removed 3 cached kernel files" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_demo_draws_no_progress_bar_when_output_is_no_terminal(capsys):
+    assert main(["demo", "--epochs", "1", "--batch-size", "256"]) == 0
+    captured = capsys.readouterr()
+    assert "\r" not in captured.err and "step/s" not in captured.err
+    assert "epoch  1" in captured.out

@@ -171,17 +171,6 @@ def test_paddle_while_with_nested_cond_runs_with_paddles_numbers():
     np.testing.assert_allclose(yv, ref["while_y"], rtol=1e-6)
 
 
-def test_backward_through_while_is_refused_naming_the_op():
-    main, startup = _programs()
-    with paddle.static.program_guard(main, startup):
-        x = paddle.static.data("x", [2, 3], "float32")
-        x.stop_gradient = False
-        i = paddle.full([1], 0, "int64")
-        _, y = nn.while_loop(lambda i, y: i < 3, lambda i, y: [i + 1, y * 2.0], [i, x])
-        with pytest.raises(FluidcError, match="'while'"):
-            paddle.static.append_backward(paddle.mean(y))
-
-
 def _cond_training_program():
     """loss = mean(cond(p, fc_a(x), 3 * fc_b(x)) ** 2), minimized by SGD(0.1)."""
     main, startup = _programs()
@@ -310,3 +299,279 @@ def test_gradients_through_case_nested_conds_match_numpy():
         want = (np.full(3, 2.0) if xv.sum() > 10 else 2 * xv if xv.sum() > 0
                 else np.full(3, 0.5)) / 3
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+# -- Variable == / !=, branches of different shapes, loop-var structures ----------------------
+
+def test_variable_equality_builds_paddles_equal_and_not_equal_ops():
+    """`x == y` / `x != y` with a Variable or a number build equal / not_equal (bool vars,
+    broadcast as Paddle's), so `(i % 2) == 0` is a cond predicate; other operands compare by
+    identity and hashing stays by identity."""
+    rng = np.random.default_rng(3)
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        a = paddle.static.data("a", [4, 3], "int64")
+        b = paddle.static.data("b", [3], "int64")
+        i = paddle.static.data("i", [1], "int32")
+        eq, ne, even = a == b, a != 2, (i % 2) == 0
+        flipped = 1 == a  # int.__eq__ gives way to Variable.__eq__
+        out = nn.cond(even, lambda: paddle.full([1], 1.0), lambda: paddle.full([1], -1.0))
+    assert [v.dtype for v in (eq, ne, even, flipped)] == [paddle.bool] * 4
+    assert eq.shape == (4, 3) and even.shape == (1,)
+    assert (a == None) is False and (a != "a") is True and a in {a} and b not in {a}
+    av, bv = rng.integers(0, 3, (4, 3)), rng.integers(0, 3, 3)
+    for iv in (2, 5):
+        got, _ = _run(main, {"a": av, "b": bv, "i": np.array([iv], "int32")},
+                      [eq, ne, flipped, out])
+        np.testing.assert_array_equal(got[0], av == bv)
+        np.testing.assert_array_equal(got[1], av != 2)
+        np.testing.assert_array_equal(got[2], av == 1)
+        assert got[3].tolist() == [1.0 if iv % 2 == 0 else -1.0]
+
+
+def test_apis_taking_lists_of_variables_match_them_by_identity():
+    """fluidc's own code finds vars in lists by identity: with == building ops, a membership
+    test by == would take any var for any other (and append equal ops to the program)."""
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        h1 = nn.fc(x, 3)
+        h2 = nn.fc(h1, 2)
+        loss = paddle.mean(h2)
+        w2 = main.global_block().var("fc_1.w_0")
+        pairs = paddle.static.append_backward(loss, parameter_list=[w2])
+        gx, gh = paddle.static.gradients([loss], [x, h1])
+    assert [p.name for p, _ in pairs] == ["fc_1.w_0"]
+    types = [op.type for op in main.global_block().ops]
+    assert "equal" not in types and "not_equal" not in types
+    xv = np.random.default_rng(0).standard_normal((2, 3)).astype("float32")
+    (lv, gxv, ghv), _ = _run(main, {"x": xv}, [loss, gx, gh], startup)
+    assert gxv.shape == (2, 3) and ghv.shape == (2, 3) and np.isfinite(lv)
+
+
+def _branch_program(n: int, a: int, b: int):
+    """cond / case / switch_case whose branches give values of different shapes ([n, a],
+    [n, 2b], [n, a + b]), read by ops after them, and a switch_case nested in a cond."""
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [n, a], "float32")
+        y = paddle.static.data("y", [n, b], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        k = paddle.static.data("k", [1], "int32")
+        c = nn.cond(p, lambda: x * 2.0, lambda: paddle.concat([y, y], axis=1))
+        s = nn.switch_case(k, {0: lambda: x + 1.0, 1: lambda: y * y},
+                           default=lambda: paddle.concat([x, y], axis=1))
+        e = nn.case([(paddle.logical_not(p), lambda: y - 1.0)], default=lambda: x)
+        nested = nn.cond(p, lambda: nn.switch_case(k, [lambda: x, lambda: y]),
+                         lambda: paddle.concat([x, x], axis=1))
+        total = paddle.sum(c, axis=1) + paddle.mean(s, axis=1) + paddle.sum(nested * 3.0, axis=1)
+    return main, [c, s, e, nested, total]
+
+
+def _branch_numpy(xv, yv, pv, kv):
+    c = xv * 2 if pv else np.concatenate([yv, yv], 1)
+    s = {0: xv + 1, 1: yv * yv}.get(kv, np.concatenate([xv, yv], 1))
+    e = xv if pv else yv - 1
+    nested = ([xv, yv][min(kv, 1)] if pv else np.concatenate([xv, xv], 1))
+    return [c, s, e, nested, c.sum(1) + s.mean(1) + (nested * 3).sum(1)]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_branches_of_different_shapes_give_the_taken_ones_value(seed):
+    """Paddle merges the branches' shapes (the dims they disagree on are -1); the value has the
+    taken branch's shape, and the ops after it run on it: fused, unfused and on the reference
+    executor, for random shapes."""
+    rng = np.random.default_rng(seed)
+    n, a = (int(d) for d in rng.integers(1, 5, 2))
+    b = a + int(rng.integers(1, 3))  # a != 2b and a != b: every join has two shapes
+    main, outs = _branch_program(n, a, b)
+    assert outs[0].shape == (n, -1) and outs[3].shape == (n, -1)
+    plain = paddle.static.BuildStrategy()
+    plain.fuse_all = False
+    unfused = paddle.static.CompiledProgram(main, build_strategy=plain)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    names = [v.name for v in outs]
+    for pv in (True, False):
+        for kv in (0, 1, 4):
+            feed = {"x": rng.standard_normal((n, a)).astype("float32"),
+                    "y": rng.standard_normal((n, b)).astype("float32"),
+                    "p": np.array([pv]), "k": np.array([kv], "int32")}
+            want = _branch_numpy(feed["x"], feed["y"], pv, kv)
+            fused = exe.run(main, feed=feed, fetch_list=outs)
+            flat = exe.run(unfused, feed=feed, fetch_list=outs)
+            ref = ReferencePlan(main, list(feed), names).run(feed, paddle.static.Scope())
+            for got in (fused, flat, ref):
+                for g, w in zip(got, want):
+                    assert g.shape == w.shape
+                    np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_gradient_through_branches_of_different_shapes_matches_numpy():
+    rng = np.random.default_rng(7)
+    n, a = 3, 4
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [n, a], "float32")
+        x.stop_gradient = False
+        p = paddle.static.data("p", [1], "bool")
+        out = nn.cond(p, lambda: x[:, :1] * 3.0, lambda: paddle.concat([x, x * x], axis=1))
+        loss = paddle.mean(out)
+        (gx,) = paddle.static.gradients([loss], [x])
+    for pv in (True, False):
+        xv = rng.standard_normal((n, a)).astype("float32")
+        feed = {"x": xv, "p": np.array([pv])}
+        (lv, gv), _ = _run(main, feed, [loss, gx])
+        if pv:
+            want_l, want_g = (xv[:, :1] * 3).mean(), np.zeros_like(xv)
+            want_g[:, 0] = 3.0 / n
+        else:
+            want_l, want_g = np.concatenate([xv, xv * xv], 1).mean(), (1 + 2 * xv) / (2 * n * a)
+        np.testing.assert_allclose(lv, want_l, rtol=1e-5)
+        np.testing.assert_allclose(gv, want_g, rtol=1e-5, atol=1e-7)
+        ref = ReferencePlan(main, list(feed), [gx.name]).run(feed, paddle.static.Scope())
+        np.testing.assert_allclose(ref[0], want_g, rtol=1e-5, atol=1e-7)
+
+
+def test_fed_persistable_var_is_set_in_the_scope_for_the_branches():
+    """As Paddle's feed op, feeding a persistable var sets it in the scope, where the branch
+    blocks (compiled on their own) read it."""
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        img = paddle.static.data("img", [-1, 3], "float32")
+        img.persistable = True
+        p = paddle.static.data("p", [1], "bool")
+        out = nn.cond(p, lambda: paddle.mean(img), lambda: paddle.sum(img))
+    for rows, pv in ((2, True), (4, False)):
+        v = np.arange(rows * 3, dtype="float32").reshape(rows, 3)
+        (got,), scope = _run(main, {"img": v, "p": np.array([pv])}, [out])
+        np.testing.assert_allclose(got, v.mean() if pv else v.sum())
+        np.testing.assert_array_equal(np.array(scope.find_var("img").get_tensor()), v)
+
+
+def test_while_loop_takes_dicts_and_nested_lists_and_returns_the_parent_vars():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        i = paddle.full([1], 0, "int64")
+        n = paddle.full([1], 4, "int64")
+        state = {"acc": paddle.full([2], 1.0), "hist": [paddle.full([1], 0.0)]}
+
+        def body(i, state):
+            state["acc"] = state["acc"] * 2.0
+            state["hist"][0] = state["hist"][0] + 1.0
+            return [i + 1, state]
+
+        i_out, out = nn.while_loop(lambda i, s: i < n, body, [i, state])
+    assert out["acc"] is state["acc"] and out["hist"][0] is state["hist"][0]
+    assert all(v.block.idx == 0 for v in (i_out, out["acc"], out["hist"][0]))
+    (iv, acc, hist), _ = _run(main, {}, [i_out, out["acc"], out["hist"][0]])
+    assert iv.tolist() == [4] and acc.tolist() == [16.0, 16.0] and hist.tolist() == [4.0]
+
+
+def test_structure_errors_of_while_loop_and_cond_are_paddles():
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        i = paddle.full([1], 0, "int64")
+        p = paddle.static.data("p", [1], "bool")
+        v = paddle.full([1], 1.0)
+
+        def grows(i, d):
+            d["new"] = paddle.full([1], 2.0)
+            return [i + 1, d]
+
+        with pytest.raises(ValueError, match="same arity"):
+            nn.while_loop(lambda i, d: i < 3, grows, [i, {"v": v}])
+        with pytest.raises(ValueError, match="same arity"):
+            nn.while_loop(lambda i, l: i < 3, lambda i, l: [i + 1, l + [v]], [i, [v]])
+        with pytest.raises(ValueError, match="Incompatible return values"):
+            nn.cond(p, lambda: {"a": v}, lambda: {"b": v})
+        with pytest.raises(TypeError):
+            nn.cond(p, lambda: v, lambda: v, name=set())
+
+
+def test_minimize_inside_a_branch_builds_paddles_unrun_grad_block():
+    """Paddle's TestMultiTask minimizes inside case branches: the grad and update ops go to a
+    new block (child of the branch's parent, the branch its forward block) that no op runs, so
+    the branch stays forward-only and, as in Paddle, the parameters never change."""
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 4], "float32")
+        p = paddle.static.data("p", [1], "bool")
+
+        def train(scale):
+            loss = paddle.mean(nn.fc(x, 1) * scale)
+            paddle.optimizer.Adam(0.1).minimize(loss)
+            return loss
+
+        out = nn.cond(p, lambda: train(1.0), lambda: train(-2.0))
+    branches = [main.block(op.attr("sub_block")) for op in main.global_block().ops
+                if op.type == "conditional_block"]
+    grad_blocks = [b for b in main.blocks if b.forward_block_idx >= 0]
+    assert sorted(b.forward_block_idx for b in grad_blocks) == [b.idx for b in branches]
+    assert [b.parent_idx for b in grad_blocks] == [0, 0]
+    for b in grad_blocks:
+        types = [op.type for op in b.ops]
+        assert types.count("adam") == 2 and "elementwise_add_grad" in types
+    for branch in branches:
+        assert not any(op.type.endswith("_grad") or op.type == "adam" for op in branch.ops)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    exe.run(startup, scope=scope)
+    names = ["fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"]
+    before = {n: np.array(scope.find_var(n).get_tensor()) for n in names}
+    xv = np.random.default_rng(2).standard_normal((2, 4)).astype("float32")
+    for pv, k, scale in ((True, 0, 1.0), (False, 1, -2.0)):
+        (got,) = exe.run(main, feed={"x": xv, "p": np.array([pv])}, fetch_list=[out],
+                         scope=scope)
+        w, b = before[f"fc_{k}.w_0"], before[f"fc_{k}.b_0"]
+        np.testing.assert_allclose(got, ((xv @ w + b) * scale).mean(), rtol=1e-5)
+    for n in names:
+        np.testing.assert_array_equal(np.array(scope.find_var(n).get_tensor()), before[n])
+
+
+def test_branches_of_different_shapes_inside_a_while_body():
+    """The loop vars keep their shapes; the body's own plan is staged at the join."""
+    rng = np.random.default_rng(11)
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [3, 5], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        i, s = paddle.full([1], 0, "int64"), paddle.full([1], 0.0)
+
+        def body(i, s):
+            v = nn.cond(p, lambda: x[:, :2] * 2.0, lambda: paddle.concat([x, x], axis=0))
+            return [i + 1, s + paddle.mean(v)]
+
+        _, total = nn.while_loop(lambda i, s: i < 4, body, [i, s])
+    for pv in (True, False):
+        feed = {"x": rng.standard_normal((3, 5)).astype("float32"), "p": np.array([pv])}
+        (got,), _ = _run(main, feed, [total])
+        want = 4 * ((feed["x"][:, :2] * 2).mean() if pv else feed["x"].mean())
+        np.testing.assert_allclose(got, [want], rtol=1e-5)
+        ref = ReferencePlan(main, list(feed), [total.name]).run(feed, paddle.static.Scope())
+        np.testing.assert_allclose(ref[0], [want], rtol=1e-5)
+
+
+def test_nested_branches_of_different_shapes_with_parameters_match_the_reference():
+    """The split is the outer branch's conditional_block (its block holds the join): it runs on
+    the host, its parameters bound from the scope."""
+    main, startup = _programs()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [2, 4], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        k = paddle.static.data("k", [1], "int32")
+        out = nn.cond(p, lambda: nn.switch_case(k, [lambda: nn.fc(x, 2), lambda: nn.fc(x, 3)]),
+                      lambda: x)
+        total = paddle.sum(out * 2.0)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.Scope()
+    exe.run(startup, scope=scope)
+    rng = np.random.default_rng(5)
+    for pv, kv, cols in ((True, 0, 2), (True, 1, 3), (False, 1, 4)):
+        feed = {"x": rng.standard_normal((2, 4)).astype("float32"), "p": np.array([pv]),
+                "k": np.array([kv], "int32")}
+        got = exe.run(main, feed=feed, fetch_list=[out, total], scope=scope)
+        ref = ReferencePlan(main, list(feed), [out.name, total.name]).run(feed, scope)
+        assert got[0].shape == (2, cols)
+        for g, r in zip(got, ref):
+            np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)

@@ -95,3 +95,44 @@ def test_odd_var_names_never_reach_generated_source():
     plan = next(iter(exe._plans.values()))
     for n in names + [out.name]:
         assert n not in plan.module.source
+
+
+def test_unknown_names_suggest_close_ones():
+    """Did-you-mean for op types (act=...), feeds, fetches and missing layers / API names."""
+    x, y = _model()
+    with pytest.raises(OpError, match=r"unknown op type 'rleu'; did you mean 'relu'"):
+        fluid.layers.fc(x, 3, act="rleu")
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    feed = {"x": np.ones((2, 4), "float32"), "xs": np.ones((2, 4), "float32")}
+    with pytest.warns(UserWarning, match=r"feed 'xs' is not a var .* did you mean 'x'\?") as w:
+        exe.run(feed=feed, fetch_list=[y])
+    assert w[0].filename == __file__  # the warning points at the caller's line
+    with pytest.raises(FetchError, match=rf"did you mean '{y.name}'"):
+        exe.run(feed=feed, fetch_list=[y.name + "x"])
+    with pytest.raises(AttributeError, match=r"fluidc.layers has no 'fcc'; did you mean 'fc'"):
+        fluid.layers.fcc  # noqa: B018
+    with pytest.raises(AttributeError, match=r"fluidc.nn.functional has no 'rleu'; did you mean"):
+        fluid.nn.functional.rleu  # noqa: B018
+    assert not hasattr(fluid.static, "no_such_api")
+    with pytest.raises(AttributeError, match="module 'fluidc' has no attribute '__wrapped__'"):
+        fluid.__wrapped__  # noqa: B018
+
+
+def test_shape_errors_name_the_vars_and_the_users_line():
+    """Feeding [2, 5] into a [-1, 4] layers.data: the error names the fed var, the fc call and
+    the line of this file that made it (Paddle's op_callstack), at build and at run time."""
+    import inspect
+
+    x = fluid.layers.data(name="x", shape=[4], dtype="float32")
+    line = inspect.currentframe().f_lineno + 1
+    y = fluid.layers.fc(input=x, size=3)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    with pytest.raises(ShapeError) as e:
+        exe.run(feed={"x": np.ones((2, 5), "float32")}, fetch_list=[y])
+    text = str(e.value)
+    assert "X = 'x' [2, 5]" in text and f"fc() at {__file__}:{line}" in text
+    z = fluid.layers.data(name="z", shape=[3], dtype="float32")
+    with pytest.raises(ShapeError, match=rf"elementwise_add\(\) at {__file__}:{line + 9}"):
+        fluid.layers.elementwise_add(x, z)

@@ -237,7 +237,12 @@ def test_var_desc_and_identity_equality():
     assert x.desc.need_check_feed()
     x.desc.set_need_check_feed(False)
     assert not x.need_check_feed and x.desc.shape() == [-1, 2] and x.desc.name() == "x"
-    assert x in [x] and x not in [paddle.static.data("other", [1])]  # == stays identity
+    # == builds Paddle's equal op; hashing (dicts, sets) stays by identity
+    with fluid.program_guard(main, fluid.Program()):
+        other = paddle.static.data("other", [1])
+        eq = x == other
+    assert x in {x} and other not in {x} and {x: 1}[x] == 1
+    assert isinstance(eq, fluid.Variable) and main.global_block().ops[-1].type == "equal"
 
 
 def test_parameter_get_value_and_set_value():

@@ -354,3 +354,23 @@ def test_alpha_dropout_keeps_selu_statistics():
     assert np.allclose(got[~kept], a * alpha_p + b)
     assert abs((~kept).mean() - p) < 0.01
     assert abs(got.mean()) < 0.01 and abs(got.var() - 1) < 0.02
+
+
+def test_layer_add_parameter_registers_and_checks_like_paddle():
+    class Net(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.w = self.add_parameter("w_0", self.create_parameter([2, 3]))
+
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        net = Net()
+        assert len(net.parameters()) == 1 and net.parameters()[0] is net.w and net.w_0 is net.w
+        assert net.add_parameter("none", None) is None and len(net.parameters()) == 1
+        with pytest.raises(TypeError):
+            net.add_parameter(1, net.w)
+        for bad in ("", "a.b", "training"):  # empty, dotted, an existing attribute
+            with pytest.raises(KeyError):
+                net.add_parameter(bad, net.w)
+        with pytest.raises(TypeError):
+            net.add_parameter("x", np.zeros(2))

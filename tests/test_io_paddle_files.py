@@ -92,12 +92,12 @@ def test_paddle_pickles_load():
     for k, v in state.items():
         np.testing.assert_array_equal(v, IO["p/" + k])
     np.testing.assert_array_equal(rio.load(_fix("pickles", "tensor.pdtensor")), IO["p/fc_0.w_0"])
-    nested = rio.load(_fix("pickles", "nested.pkl"))
+    nested = rio.load(_fix("pickles", "nested.pkl"), return_numpy=True)
     np.testing.assert_array_equal(nested["a"][0], np.arange(3))
     assert nested["a"][1] == (1.5, "s") and nested["b"]["c"].shape == (2, 2)
     prog = rio.load(_fix("pickles", "program.pdmodel"))
     assert isinstance(prog, paddle.Program) and "softmax" in [op.type for op in prog.global_block().ops]
-    opt = rio.load(_fix("ckpt", "train.pdopt"))
+    opt = rio.load(_fix("ckpt", "train.pdopt"), return_numpy=True)
     assert opt["learning_rate_0"].shape == () and "fc_0.w_0_moment1_0" in opt
 
 

@@ -307,6 +307,12 @@ def _matmul_cases(tx: str, ty: str, extra: dict) -> list[Case]:
 
 add("matmul", *_matmul_cases("transpose_X", "transpose_Y", {"alpha": 0.5}))
 add("matmul_v2", *_matmul_cases("trans_x", "trans_y", {}))
+# one GRU step (lstm / gru read a LoD: tests/test_rnn_ops.py)
+add("gru_unit", *[Case({"Input": f(4, 9), "HiddenPrev": f(4, 3), "Weight": f(3, 9, lo=-0.5,
+                                                                           hi=0.5),
+                        "Bias": f(1, 9)}, {"activation": act, "origin_mode": origin},
+                       label=f"act{act}-origin{origin}")
+                  for act, origin in ((2, False), (0, True))])
 
 # --- optimizers --------------------------------------------------------------------------------
 _PG = {"Param": f(3, 5), "Grad": f(3, 5), "LearningRate": Const([0.1])}
@@ -425,7 +431,8 @@ add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
 
 
 # Random ops: only their statistics are checkable (tests below). dropout also has cases above.
-RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout"}
+RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout",
+              "randint"}
 
 
 def case_params(skip=frozenset()):
@@ -499,6 +506,20 @@ def test_uniform_random_statistics(dtype):
     assert abs(a.mean() - (lo + hi) / 2) < 0.03
     assert abs(a.std() - (hi - lo) / np.sqrt(12)) < 0.03
     np.testing.assert_array_equal(a, b)  # a fixed seed repeats
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64"])
+def test_randint_statistics(dtype):
+    """Ints uniform on [low, high): every value about equally often, in the compiled run and
+    the reference; a fixed seed repeats."""
+    attrs = {"shape": [300, 200], "low": -3, "high": 5, "dtype": 2 if dtype == "int32" else 3}
+    (a,), (b,) = _run_random("randint", {**attrs, "seed": 7})
+    ref = get_op_def("randint").reference({}, {**attrs, "seed": 3})["Out"][0]
+    for x in (a, ref):
+        assert x.dtype == dtype and x.shape == (300, 200)
+        counts = np.bincount((x + 3).ravel(), minlength=8)
+        assert counts.size == 8 and abs(counts / x.size - 1 / 8).max() < 0.01
+    np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

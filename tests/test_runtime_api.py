@@ -188,9 +188,83 @@ def test_save_of_nested_tensors_is_paddles_pickle_byte_for_byte():
     assert ("builtins", "eval") in zip(args, args[1:])  # tensors in eval('data', {...}) form
 
 
+def test_binary_format_files_are_paddles_byte_for_byte():
+    """make_save_fixtures.py's use_binary_format files: a DenseTensor with LoD and a
+    SelectedRows; fluidc writes the same bytes and reads Paddle's back."""
+    w = _fixture_values()["w"]
+    t = fluid.LoDTensor()
+    t.set(w, fluid.CPUPlace())
+    t.set_lod([[0, 1, 2]])
+    rows = fluid.core.SelectedRows([0, 4, 7], 10)
+    rows.get_tensor().set(np.arange(6, dtype="float32").reshape(3, 2), fluid.CPUPlace())
+    for obj, name in ((t, "lod_tensor.bin"), (rows, "selected_rows.bin")):
+        buf = io.BytesIO()
+        paddle.save(obj, buf, use_binary_format=True)
+        with open(os.path.join(PICKLES, name), "rb") as f:
+            assert buf.getvalue() == f.read(), name
+    got = paddle.load(os.path.join(PICKLES, "lod_tensor.bin"))
+    assert isinstance(got, fluid.core.DenseTensor) and got.lod() == [[0, 1, 2]]
+    np.testing.assert_array_equal(np.array(got), w)
+    np.testing.assert_array_equal(paddle.load(os.path.join(PICKLES, "lod_tensor.bin"),
+                                              return_numpy=True), w)
+    got = paddle.load(os.path.join(PICKLES, "selected_rows.bin"))
+    assert isinstance(got, fluid.core.SelectedRows)
+    assert got.rows() == [0, 4, 7] and got.height() == 10
+    np.testing.assert_array_equal(np.array(got.get_tensor()),
+                                  np.arange(6, dtype="float32").reshape(3, 2))
+
+
+def test_load_turns_arrays_into_tensors_as_paddles_static_mode():
+    """What Paddle 3.3.1's static paddle.load gives for these pickles (checked there)."""
+    import pickle
+    table = {"w": np.ones((2, 2), "float32"), "other": np.zeros(3, "float32"),
+             "StructuredToParameterName@@": {"w": "linear_0.w_0"}}
+
+    def kinds(obj):
+        return {k: type(v).__name__ for k, v in obj.items()}
+    data = pickle.dumps(table, protocol=4)
+    assert kinds(paddle.load(io.BytesIO(data))) == {"w": "LoDTensor", "other": "ndarray"}
+    assert kinds(paddle.load(io.BytesIO(data), keep_name_table=True)) == \
+        {"w": "LoDTensor", "other": "ndarray", "StructuredToParameterName@@": "dict"}
+    assert kinds(paddle.load(io.BytesIO(data), return_numpy=True)) == \
+        {"w": "ndarray", "other": "ndarray"}
+    # (name, array) tuples of 2.1's format: only they become tensors
+    got = paddle.load(io.BytesIO(pickle.dumps([("a", np.arange(2.0)), np.zeros(2),
+                                               {"k": ("b", np.ones(1))}])))
+    assert [type(x).__name__ for x in got] == ["LoDTensor", "ndarray", "dict"]
+    assert isinstance(got[2]["k"], fluid.LoDTensor)
+    np.testing.assert_array_equal(np.array(got[0]), np.arange(2.0))
+    # no tuples: every array becomes a tensor, inside any container
+    got = paddle.load(io.BytesIO(pickle.dumps({"s": (np.ones(2), [np.zeros(1)]), "n": 3})))
+    assert isinstance(got["s"][0], fluid.LoDTensor) and isinstance(got["s"][1][0], fluid.LoDTensor)
+    assert got["n"] == 3
+
+
+def test_save_configs_as_paddle(tmp_path):
+    """pickle_protocol is Paddle's deprecated name of protocol (with its warning); unknown
+    configs of paddle.save / paddle.load are ValueErrors."""
+    buf = io.BytesIO()
+    with pytest.warns(UserWarning, match="'pickle_protocol' is a deprecated argument"):
+        paddle.save({"a": np.ones(2)}, buf, pickle_protocol=2)
+    assert buf.getvalue()[:2] == b"\x80\x02"
+    with pytest.raises(ValueError, match="protocol"):
+        paddle.save({"a": 1}, io.BytesIO(), pickle_protocol=5)
+    with pytest.raises(ValueError, match=r"additional config \(protocl\) of `paddle.save`"):
+        paddle.save({"a": 1}, io.BytesIO(), protocl=2)
+    with pytest.raises(ValueError, match=r"additional config \(retrun_numpy\) of `paddle.load`"):
+        paddle.load(io.BytesIO(buf.getvalue()), retrun_numpy=True)
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        fluid.layers.create_parameter([2], "float32", name="w")
+    fluid.global_scope().var("w").get_tensor().set(np.ones(2, "float32"), fluid.CPUPlace())
+    with pytest.warns(UserWarning, match="deprecated"):
+        paddle.static.save(main, str(tmp_path / "m"), pickle_protocol=3)
+    assert (tmp_path / "m.pdparams").read_bytes()[:2] == b"\x80\x03"
+
+
 def test_load_from_bytesio_gives_the_nest_back():
     with open(os.path.join(PICKLES, "nested_tensors.pkl"), "rb") as f:
-        got = paddle.load(io.BytesIO(f.read()))
+        got = paddle.load(io.BytesIO(f.read()), return_numpy=True)
     v = _fixture_values()
     assert got["tag"] == "nested" and got["params"][1][1] == 3
     assert isinstance(got["params"][1], tuple) and isinstance(got["params"], list)

@@ -1,7 +1,7 @@
 """fluid.layers: functions that append ops (and parameters) to the default programs.
 
-Every public function of the layer modules here is re-exported; `api2` holds the 2.x spellings
-and `helper`/`math_op_patch` are machinery, so neither is.
+Every public function (and class: While) of the layer modules here is re-exported; `api2`
+holds the 2.x spellings and `helper`/`math_op_patch` are machinery, so neither is.
 """
 import importlib
 import inspect
@@ -14,7 +14,8 @@ for _m in pkgutil.iter_modules(__path__):
         continue
     _mod = importlib.import_module(f"{__name__}.{_m.name}")
     for _name, _obj in vars(_mod).items():
-        if inspect.isfunction(_obj) and not _name.startswith("_") and _obj.__module__ == _mod.__name__:
+        if (inspect.isfunction(_obj) or inspect.isclass(_obj)) and not _name.startswith("_") \
+                and _obj.__module__ == _mod.__name__:
             globals()[_name] = _obj
             __all__.append(_name)
 

@@ -2,7 +2,9 @@
 switch_case, while_loop (paddle.static.nn)."""
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 
 import numpy as np
 
@@ -10,6 +12,7 @@ from .. import unique_name
 from ..dtypes import VarType, dtype_name
 from ..errors import FluidcError
 from ..framework import Variable, default_main_program
+from ..ops.control_flow import merged_shape
 from .helper import ArgumentTypeError, ArgumentValueError, LayerHelper
 from .tensor import cast, fill_constant
 
@@ -45,20 +48,35 @@ def Print(input: Variable, first_n: int = -1, message: str | None = None, summar
 # -- sub-blocks: cond, case, switch_case, while_loop (Paddle's legacy static-graph ops) --------
 
 def _flatten(out) -> list:
+    """The leaves of a nest of lists, tuples and dicts (a dict's by sorted key, as Paddle's)."""
+    if isinstance(out, dict):
+        return [v for k in sorted(out) for v in _flatten(out[k])]
     if isinstance(out, (list, tuple)):
         return [v for o in out for v in _flatten(o)]
     return [out]
 
 
 def _pack(structure, flat: list):
-    """flat's items in the nesting of `structure` (lists and tuples)."""
+    """flat's items in the nesting of `structure` (lists, tuples and dicts)."""
     items = iter(flat)
 
     def build(s):
+        if isinstance(s, dict):
+            return {k: build(s[k]) for k in sorted(s)}
         if isinstance(s, (list, tuple)):
             return type(s)(build(x) for x in s)
         return next(items)
     return build(structure)
+
+
+def _structure(out):
+    """The nesting of `out` with its leaves dropped (lists and tuples alike, as Paddle's
+    assert_same_structure with check_types=False)."""
+    if isinstance(out, dict):
+        return {k: _structure(out[k]) for k in out}
+    if isinstance(out, (list, tuple)):
+        return [_structure(o) for o in out]
+    return None
 
 
 def _block_vars(block) -> tuple[list[str], list[str]]:
@@ -124,16 +142,13 @@ def _check_pred(pred, what: str, api: str) -> None:
                                 f"received {dtype_name(pred.dtype)}.")
 
 
-def _select_shape(a: tuple, b: tuple) -> list[int]:
-    if len(a) != len(b):
-        return list(a)
-    return [x if x == y else -1 for x, y in zip(a, b)]
-
-
 def cond(pred: Variable, true_fn=None, false_fn=None, name=None, return_names=None):
     """true_fn() if pred else false_fn(), as two conditional_blocks (the second on
     logical_not(pred)) joined by select_input on cast(pred, int32), as Paddle builds it."""
     _check_pred(pred, "pred", "paddle.static.nn.cond")
+    if name is not None and not isinstance(name, str):
+        raise ArgumentTypeError(f"The type of 'name' in base.layers.cond must be str or None, "
+                                f"but received {type(name).__name__}.")
     if int(np.prod(pred.shape)) != 1:
         raise ArgumentTypeError(f"cond: pred must hold one bool, its shape is {list(pred.shape)}")
     outs = []
@@ -159,6 +174,10 @@ def cond(pred: Variable, true_fn=None, false_fn=None, name=None, return_names=No
     if len(trues) != len(falses):
         raise ValueError(f"true fn returns {len(trues)} vars, but false fn returns "
                          f"{len(falses)} vars, which is not equals")
+    if _structure(true_out) != _structure(false_out):
+        raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: they "
+                         f"differ in structure: {_structure(true_out)} and "
+                         f"{_structure(false_out)}")
     mask = cast(pred, "int32")
     for t, f in zip(trues, falses):
         if isinstance(t, Variable) != isinstance(f, Variable) or (
@@ -166,9 +185,13 @@ def cond(pred: Variable, true_fn=None, false_fn=None, name=None, return_names=No
             raise ValueError(f"Incompatible return values in true_fn and false_fn in cond: "
                              f"{t!r} and {f!r}")
         if isinstance(t, Variable):
+            if len(f.shape) != len(t.shape):
+                warnings.warn(f"the input shapes of select_input should have the same rank, "
+                              f"but get {list(f.shape)}, {list(t.shape)}")
             helper = LayerHelper("select_input")
             out = helper.create_variable(name=unique_name.generate("_generated_var"),
-                                         dtype=t.dtype, shape=_select_shape(f.shape, t.shape))
+                                         dtype=t.dtype,
+                                         shape=merged_shape([f.shape, t.shape]))
             helper.append_op("select_input", {"X": [f, t], "Mask": [mask]}, {"Out": [out]})
             outs.append(out)
         else:
@@ -271,23 +294,53 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name=None):
         raise ArgumentTypeError(f"the shape of the variable returned by cond should be [1],but "
                                 f"given shape as {list(pre_cond.shape)}.")
     with _SubBlock() as block:
-        outs = body(*loop_vars)
+        # body gets copies of the lists and dicts: what it changes in them is its output, the
+        # loop vars keep their structure (and the vars of this block, which run() fetches)
+        outs = body(*_pack(list(loop_vars), _flatten(loop_vars)))
         if not isinstance(outs, (list, tuple)):
             outs = [outs]
-        if len(_flatten(outs)) != len(_flatten(loop_vars)):
-            raise ArgumentValueError("body in while_loop should return the same arity (length "
-                                     "and structure) as loop_vars")
+        if _structure(list(outs)) != _structure(list(loop_vars)):
+            raise ArgumentValueError(f"body in while_loop should return the same arity (length "
+                                     f"and structure) as loop_vars: body returns "
+                                     f"{_structure(list(outs))}, loop_vars are "
+                                     f"{_structure(list(loop_vars))}")
         now = cond(*outs)
         for new, old in zip(_flatten(outs), _flatten(loop_vars)):
             if isinstance(new, Variable) and new is not old:
                 block.append_op("assign", {"X": [new]}, {"Out": [old]})
         block.append_op("assign", {"X": [now]}, {"Out": [pre_cond]})
+    _append_while(block, pre_cond, is_test)
+    return list(loop_vars)
+
+
+def _append_while(block, cond: Variable, is_test: bool) -> None:
+    """The `while` op running `block` while `cond` holds, in the block's parent: X the vars
+    it reads from outside and the parent's vars it writes (Out, the condition first)."""
     parent = block.program.block(block.parent_idx)
     reads, written = _block_vars(block)
-    outs = [n for n in dict.fromkeys([pre_cond.name] + written)
+    outs = [n for n in dict.fromkeys([cond.name] + written)
             if parent._find_var_recursive(n) is not None]
-    xs = sorted((set(n for n in reads if not block.has_var(n)) | set(outs)) - {pre_cond.name})
-    parent.append_op("while", {"X": xs, "Condition": [pre_cond]},
+    xs = sorted((set(n for n in reads if not block.has_var(n)) | set(outs)) - {cond.name})
+    parent.append_op("while", {"X": xs, "Condition": [cond]},
                      {"Out": outs, "StepScopes": [_step_scopes(parent)]},
                      {"sub_block": block.idx, "is_test": bool(is_test)})
-    return list(loop_vars)
+
+
+class While:
+    """fluid.layers.While / paddle.static.nn.control_flow.While: `with w.block(): ...` appends
+    the ops of a loop body, run while `cond` (a one-element bool var the body assigns anew)
+    holds."""
+
+    def __init__(self, cond: Variable, is_test: bool = False, name: str | None = None) -> None:
+        _check_pred(cond, "cond", "static.nn.While")
+        if int(np.prod(cond.shape)) != 1:
+            raise ArgumentTypeError(f"condition expected shape as [1], but given shape as "
+                                    f"{list(cond.shape)}.")
+        self.cond_var = cond
+        self.is_test = is_test
+
+    @contextlib.contextmanager
+    def block(self):
+        with _SubBlock() as block:
+            yield
+        _append_while(block, self.cond_var, self.is_test)

@@ -5,36 +5,45 @@ from __future__ import annotations
 import math
 
 from ..dtypes import VarType, convert_dtype
-from ..errors import FluidcError
+from ..errors import FluidcError, ShapeError
 from ..framework import Variable
 from ..initializer import Constant, Normal
 from ..param_attr import ParamAttr
-from .helper import LayerHelper, append_unary
+from .helper import ArgumentValueError, LayerHelper, append_unary, check_variable_and_dtype
 
 
 def _pair(v, what: str, layer: str) -> list[int]:
     v = list(v) if isinstance(v, (list, tuple)) else [v, v]
     if len(v) != 2:
-        raise FluidcError(f"{layer}: {what} must be an int or 2 ints, got {v}")
+        raise ArgumentValueError(f"{layer}: {what} must be an int or 2 ints, got {v}")
     return [int(d) for d in v]
 
 
-def _padding(padding, layer: str) -> tuple[list[int], str]:
-    """(paddings, padding_algorithm) from an int, 2 or 4 ints, or 'SAME' / 'VALID'."""
+def _padding(padding, layer: str, data_format: str = "NCHW") -> tuple[list[int], str]:
+    """(paddings, padding_algorithm) from an int, 2 or 4 ints, 'SAME' / 'VALID', or one
+    [before, after] pair per dim of the input, those of the batch and channel dims [0, 0]."""
     if isinstance(padding, str):
         algo = padding.upper()
         if algo not in ("SAME", "VALID"):
-            raise FluidcError(f"{layer}: padding {padding!r} must be 'SAME', 'VALID' or ints")
+            raise ArgumentValueError(f"{layer}: padding {padding!r} must be 'SAME', 'VALID' or "
+                                     f"ints")
         return [0, 0], algo
     p = list(padding) if isinstance(padding, (list, tuple)) else [padding, padding]
+    if len(p) == 4 and all(isinstance(d, (list, tuple)) for d in p):
+        spatial = [1, 2] if data_format == "NHWC" else [2, 3]
+        if any(list(d) != [0, 0] for i, d in enumerate(p) if i not in spatial):
+            raise ArgumentValueError(f"{layer}: non-zero padding {p} in the batch or channel "
+                                     f"dims of {data_format} data")
+        p = [d for i in spatial for d in p[i]]
     if len(p) not in (2, 4):
-        raise FluidcError(f"{layer}: padding must be an int, 2 or 4 ints, got {p}")
+        raise ArgumentValueError(f"{layer}: padding must be an int, 2 or 4 ints, or 4 pairs, "
+                                 f"got {p}")
     return [int(d) for d in p], "EXPLICIT"
 
 
 def _check_format(fmt: str, layer: str) -> None:
     if fmt not in ("NCHW", "NHWC"):
-        raise FluidcError(f"{layer}: data_format must be 'NCHW' or 'NHWC', got {fmt!r}")
+        raise ArgumentValueError(f"{layer}: data_format must be 'NCHW' or 'NHWC', got {fmt!r}")
 
 
 def _out(helper: LayerHelper, op_type: str, inputs: dict, attrs: dict, dtype=None,
@@ -54,17 +63,34 @@ def conv2d(input, num_filters: int, filter_size, stride=1, padding=0, dilation=1
            data_format: str = "NCHW") -> Variable:
     """2-D convolution (+ bias, activation); the filter is [num_filters, C / groups, kh, kw]."""
     helper = LayerHelper("conv2d", name=name)
+    # Paddle's checks, in its order; each bad argument is a ValueError naming it
+    check_variable_and_dtype(input, "input", ("float16", "bfloat16", "float32", "float64"),
+                             "conv2d")
+    if len(input.shape) != 4:
+        raise ShapeError(f"conv2d '{helper.name}': input '{input.name}' must have 4 "
+                                 f"dims, got shape {list(input.shape)}")
+    if not isinstance(use_cudnn, bool):
+        raise ArgumentValueError(f"conv2d '{helper.name}': use_cudnn must be a bool, got "
+                                 f"{use_cudnn!r}")
     _check_format(data_format, helper.name)
     c = input.shape[1 if data_format == "NCHW" else 3]
     if c < 0:
-        raise FluidcError(f"conv2d '{helper.name}': the channels of input '{input.name}' "
-                          f"{list(input.shape)} must be known")
-    groups = groups or 1
+        raise ArgumentValueError(f"conv2d '{helper.name}': the channels of input "
+                                 f"'{input.name}' {list(input.shape)} must be known")
+    groups = 1 if groups is None else groups
+    if groups <= 0:
+        raise ArgumentValueError(f"conv2d '{helper.name}': groups must be positive, got "
+                                 f"{groups}")
     if c % groups:
-        raise FluidcError(f"conv2d '{helper.name}': {c} channels do not split into "
-                          f"groups={groups}")
+        raise ArgumentValueError(f"conv2d '{helper.name}': {c} channels do not split into "
+                                 f"groups={groups}")
     k = _pair(filter_size, "filter_size", helper.name)
-    paddings, algo = _padding(padding, helper.name)
+    stride = _pair(stride, "stride", helper.name)
+    dilation = _pair(dilation, "dilation", helper.name)
+    paddings, algo = _padding(padding, helper.name, data_format)
+    if k[0] * k[1] * c <= 0:
+        raise ArgumentValueError(f"conv2d '{helper.name}': filter_size {k} on {c} channels "
+                                 f"gives no filter elements")
     op_type = ("depthwise_conv2d" if c == groups and num_filters % c == 0 and not use_cudnn
                else "conv2d")
     std = (2.0 / (k[0] * k[1] * c)) ** 0.5
@@ -73,10 +99,10 @@ def conv2d(input, num_filters: int, filter_size, stride=1, padding=0, dilation=1
     pre_bias = helper.create_variable_for_type_inference(input.dtype)
     helper.append_op(op_type, inputs={"Input": [input], "Filter": [w]},
                      outputs={"Output": [pre_bias]},
-                     attrs={"strides": _pair(stride, "stride", helper.name), "paddings": paddings,
+                     attrs={"strides": stride, "paddings": paddings,
                             "padding_algorithm": algo, "groups": groups,
-                            "dilations": _pair(dilation, "dilation", helper.name),
-                            "use_cudnn": use_cudnn, "data_format": data_format})
+                            "dilations": dilation, "use_cudnn": use_cudnn,
+                            "data_format": data_format})
     pre_act = helper.append_bias_op(pre_bias, bias_attr, num_filters,
                                     dim_start=1 if data_format == "NCHW" else 3)
     return helper.append_activation(pre_act, act)

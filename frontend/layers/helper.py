@@ -15,6 +15,7 @@ from ..errors import FluidcError, ShapeError
 from ..framework import Parameter, Variable, default_main_program, default_startup_program
 from ..initializer import Constant, Xavier
 from ..ops import get_op_def
+from ..ops.define import computes_on_complex
 from ..ops.tensor import fill_value
 from ..param_attr import ParamAttr
 
@@ -23,7 +24,7 @@ FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 INT_DTYPES = ("int8", "uint8", "int16", "int32", "int64")
 COMPLEX_DTYPES = ("complex64", "complex128")
 ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES
-# fluidc compiles arithmetic for real dtypes only; complex data moves through ops of these kinds.
+# Complex data moves through ops of these kinds (and complex-safe pointwise ops).
 _COMPLEX_KINDS = ("view", "extern", "feed", "fetch")
 
 
@@ -54,8 +55,11 @@ def check_type(value, arg: str, expected, layer: str, hint: str = "") -> None:
 
 def check_dtype(dtype, arg: str, dtypes: tuple[str, ...], layer: str, hint: str = "") -> None:
     """Raise an ArgumentTypeError naming the argument, the layer and the accepted dtypes unless
-    `dtype` is one of `dtypes`."""
-    name = dtype_name(dtype)
+    `dtype` is one of `dtypes` (a name no dtype has is refused the same way)."""
+    try:
+        name = dtype_name(dtype)
+    except FluidcError:
+        name = repr(dtype)
     if name not in dtypes:
         raise ArgumentTypeError(f"The data type of '{arg}' in {layer} must be one of "
                                 f"{list(dtypes)}, but received {name}. {hint}".rstrip())
@@ -103,17 +107,44 @@ def one_constant_int(var: Variable, arg: str, layer: str) -> int:
     return values[0]
 
 
-def _check_real(op_type: str, args: dict) -> None:
-    """Complex vars reach only ops that move data; arithmetic on them is an error naming the op."""
+def int_list(values, arg: str, layer: str) -> list[int]:
+    """A list argument of ints where Paddle also takes Variables (a shape, axes, sections,
+    slice bounds): a Variable for the whole list or for single items, each fixed by the program
+    (constant_ints / one_constant_int); any other item is an ArgumentTypeError."""
+    if isinstance(values, Variable):
+        return constant_ints(values, arg, layer)
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, Variable):
+            out.append(one_constant_int(v, f"{arg}[{i}]", layer))
+        else:
+            check_type(v, f"{arg}[{i}]", (int, np.integer), layer)
+            out.append(int(v))
+    return out
+
+
+def _vars(vs) -> list:
+    return [v for v in (vs if isinstance(vs, (list, tuple)) else [vs]) if isinstance(v, Variable)]
+
+
+def _check_complex(op_type: str, inputs: dict, outputs: dict, attrs: dict) -> None:
+    """Complex vars reach ops that move data and pointwise ops computing on them as Paddle's
+    complex kernels do (computes_on_complex); any other op on them is an error naming it."""
     if get_op_def(op_type).kind in _COMPLEX_KINDS:
         return
-    for slot, vs in args.items():
-        for v in vs if isinstance(vs, (list, tuple)) else [vs]:
-            if isinstance(v, Variable) and dtype_name(v.dtype) in COMPLEX_DTYPES:
-                raise ArgumentTypeError(
-                    f"op '{op_type}': '{v.name}' ({slot}) is {dtype_name(v.dtype)}; fluidc "
-                    f"computes on real dtypes only (complex data can be reshaped, transposed, "
-                    f"concatenated, sliced and fed/fetched)")
+    named = [(slot, v) for args in (inputs, outputs) for slot, vs in args.items()
+             for v in _vars(vs)]
+    bad = [(slot, v) for slot, v in named if dtype_name(v.dtype) in COMPLEX_DTYPES]
+    if not bad:
+        return
+    dtypes = {slot: [v.dtype for v in _vars(vs)] for slot, vs in inputs.items() if _vars(vs)}
+    if computes_on_complex(op_type, dtypes, attrs):
+        return
+    slot, v = bad[0]
+    raise ArgumentTypeError(
+        f"op '{op_type}': '{v.name}' ({slot}) is {dtype_name(v.dtype)}; fluidc computes on "
+        f"complex data only in arithmetic (add, sub, mul, div, pow, exp, log, sqrt, tanh, "
+        f"equal) and in ops that reshape, transpose, concatenate, slice or feed/fetch it")
 
 
 class LayerHelper:
@@ -139,7 +170,7 @@ class LayerHelper:
     def append_op(self, type: str, inputs: dict | None = None, outputs: dict | None = None,
                   attrs: dict | None = None, **kwargs: Any):
         """block.append_op, after checking that no complex var reaches an arithmetic op."""
-        _check_real(type, {**(inputs or {}), **(outputs or {})})
+        _check_complex(type, inputs or {}, outputs or {}, attrs or {})
         return self.block.append_op(type, inputs, outputs, attrs, **kwargs)
 
     def create_variable_for_type_inference(self, dtype=VarType.FP32,

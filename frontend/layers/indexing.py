@@ -7,7 +7,9 @@ import numpy as np
 
 from .. import unique_name
 from ..framework import Variable
+from ..dtypes import dtype_name
 from .conv import unsqueeze
+from .tensor import fill_constant
 
 # Paddle's bounds for an open slice end: "to the end" (or, stepping back, "to the front").
 MAX_INTEGER = 2 ** 31 - 1
@@ -49,6 +51,31 @@ def _check_item(x: Variable, item) -> None:
                          f"slices of ints, None and Ellipsis (no tensor, list or bool indices)")
 
 
+_INDEX_DTYPES = ("int32", "int64", "float16", "float32", "float64")
+
+
+def _check_index_var(x: Variable, item: Variable) -> None:
+    """A tensor index holds one number (a float one is truncated when read, as Paddle's slice
+    kernel casts it); bool masks and index lists are not supported."""
+    if dtype_name(item.dtype) not in _INDEX_DTYPES or int(np.prod(item.shape)) != 1:
+        raise IndexError(f"indexing Variable '{x.name}' with Variable '{item.name}' (dtype "
+                         f"{dtype_name(item.dtype)}, shape {list(item.shape)}): a tensor index "
+                         f"must be one int or float value")
+
+
+def _bound_tensors(x: Variable, axes, starts, ends, decrease) -> dict[str, list[Variable]]:
+    """StartsTensorList / EndsTensorList for an index holding tensors (as Paddle appends it):
+    the int bounds as fill_constants; every axis must be indexed by one value."""
+    if set(axes) != set(decrease):
+        raise IndexError(f"indexing Variable '{x.name}' with a tensor mixed with slices is not "
+                         f"supported; index each dim by an int or a tensor")
+
+    def as_tensor(v):
+        return v if isinstance(v, Variable) else fill_constant([1], "int64", v)
+    return {"StartsTensorList": [as_tensor(v) for v in starts],
+            "EndsTensorList": [as_tensor(v) for v in ends]}
+
+
 def getitem(x: Variable, index) -> Variable:
     """x[index] for ints, slices (any step), None and Ellipsis, as Paddle's static indexing."""
     items = list(index) if isinstance(index, tuple) else [index]
@@ -64,6 +91,14 @@ def getitem(x: Variable, index) -> Variable:
                          f"{len(kept)} given")
     axes, starts, ends, steps, decrease = [], [], [], [], []
     for dim, item in enumerate(kept):
+        if isinstance(item, Variable):
+            _check_index_var(x, item)
+            axes.append(dim)
+            starts.append(item)
+            ends.append(item + 1)
+            steps.append(1)
+            decrease.append(dim)
+            continue
         _check_item(x, item)
         size = x.shape[dim]
         if _is_int(item):
@@ -89,11 +124,15 @@ def getitem(x: Variable, index) -> Variable:
         block = x.block.program.current_block()
         out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{x.name}_{op_type}"),
                                dtype=x.dtype)
+        inputs = {"Input": [x]}
+        if any(isinstance(s, Variable) for s in starts):
+            inputs.update(_bound_tensors(x, axes, starts, ends, decrease))
+            starts, ends = [-1] * len(axes), [-1] * len(axes)
         attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": decrease,
                  "infer_flags": [1] * len(axes)}
         if strided:
             attrs["strides"] = steps
-        block.append_op(op_type, inputs={"Input": [x]}, outputs={"Out": [out]}, attrs=attrs)
+        block.append_op(op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     if none_axes:
         # as Paddle: a None's place in the index, less the int-indexed dims before it
         out = unsqueeze(out, [a - sum(1 for d in decrease if d < a) for a in none_axes])

@@ -2,10 +2,12 @@
 one_hot and the hard-label cross entropy Paddle saves as cross_entropy2."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..dtypes import VarType
 from ..errors import FluidcError
 from ..framework import Variable
-from .helper import LayerHelper
+from .helper import LayerHelper, check_type, check_variable_and_dtype
 
 
 def sigmoid_cross_entropy_with_logits(x, label, ignore_index: int = -100, name=None,
@@ -30,13 +32,30 @@ def cos_sim(X, Y) -> Variable:  # noqa: N803 (Paddle's argument names)
     return out
 
 
-def one_hot(input, depth: int, allow_out_of_range: bool = False) -> Variable:
-    """1.x one_hot: ids [..., 1] -> float32 [..., depth]."""
-    helper = LayerHelper("one_hot")
+def one_hot_op(op_type: str, x, depth, depth_arg: str, allow_out_of_range: bool = False,
+               name=None) -> Variable:
+    """A one_hot / one_hot_v2 op (float32 out) on int32 / int64 ids x. depth is an int, or an
+    int Variable holding one value: the op's depth_tensor input, its value taken when the
+    program runs (fed or computed from constants), as Paddle builds it."""
+    check_variable_and_dtype(x, "input", ("int32", "int64"), op_type)
+    inputs = {"X": [x]}
+    attrs = {"allow_out_of_range": allow_out_of_range, "dtype": int(VarType.FP32)}
+    if isinstance(depth, Variable):
+        check_variable_and_dtype(depth, depth_arg, ("int32", "int64"), op_type)
+        depth.stop_gradient = True
+        inputs["depth_tensor"] = [depth]
+    else:
+        check_type(depth, depth_arg, (int, np.integer), op_type)
+        attrs["depth"] = int(depth)
+    helper = LayerHelper(op_type, name=name)
     out = helper.create_variable_for_type_inference(VarType.FP32, stop_gradient=True)
-    helper.append_op("one_hot", inputs={"X": [input]}, outputs={"Out": [out]},
-                     attrs={"depth": int(depth), "allow_out_of_range": allow_out_of_range})
+    helper.append_op(op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     return out
+
+
+def one_hot(input, depth, allow_out_of_range: bool = False) -> Variable:
+    """1.x one_hot: ids [..., 1] -> float32 [..., depth] (depth an int or an int Variable)."""
+    return one_hot_op("one_hot", input, depth, "depth", allow_out_of_range)
 
 
 def _hard_label_cross_entropy(input, label, ignore_index: int = -100) -> Variable:

@@ -2,8 +2,10 @@
 onto static Variables (x.reshape(...), x.astype(...), x.sum(), x.ndim, x.T).
 
 `monkey_patch_variable()` installs the methods; the public face calls it once, as Paddle's does.
-Variable keeps identity `==` and hashing: Paddle's `__eq__`/`__ne__` build `equal` ops, which
-would make `var in some_list` true for any var; use paddle.equal for the op.
+`x == y` / `x != y` build Paddle's `equal` / `not_equal` ops (a bool var) when y is a Variable or
+a number, as Paddle's; anything else compares by identity. Hashing stays by identity, so vars
+key dicts and sets, but `var in some_list`, `list.index(var)` and `list.remove(var)` compare
+with `==` (a Variable, always true): fluidc's own code tests membership of vars by identity.
 """
 from __future__ import annotations
 
@@ -71,6 +73,17 @@ def _operator(op_type: str, reverse: bool = False):
     return method
 
 
+def _equality(op_type: str):
+    def method(self, other):
+        if isinstance(other, bool):  # a bool is an int to Paddle's operators
+            other = int(other)
+        if not isinstance(other, (Variable, Number)):
+            return NotImplemented  # Python then compares by identity
+        return binary_op(self, other, op_type, False)
+    method.__name__ = op_type
+    return method
+
+
 def astype(self: Variable, dtype) -> Variable:
     """This var converted to `dtype` (itself when it already has that dtype)."""
     return self if convert_dtype(dtype) == self.dtype else tensor.cast(self, dtype)
@@ -118,6 +131,7 @@ _METHODS = {
     "transpose": api2.transpose, "rsqrt": nn.rsqrt, "sigmoid": nn.sigmoid,
     "moveaxis": manipulation.moveaxis, "t": manipulation.t, "reshape_": manipulation.reshape_,
     "add_": static_inplace(api2.add, "add"), "subtract_": static_inplace(api2.subtract, "subtract"),
+    "scale_": api2.scale_,
 }
 
 
@@ -125,6 +139,8 @@ def monkey_patch_variable() -> None:
     """Install the operators and tensor methods on Variable."""
     for name, (op_type, reverse) in _OPERATORS.items():
         setattr(Variable, name, _operator(op_type, reverse))
+    Variable.__eq__, Variable.__ne__ = _equality("equal"), _equality("not_equal")
+    Variable.__hash__ = object.__hash__
     Variable.__neg__ = lambda self: _scale(LayerHelper("scale"), self, -1.0, 0.0)
     Variable.__abs__ = lambda self: api2.abs(self)
     Variable.__getitem__ = getitem

@@ -108,12 +108,17 @@ def gelu(x, approximate: bool = False, name=None):
 
 def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True, act=None,
           name=None):
-    """scale * x + bias (or scale * (x + bias))."""
+    """scale * x + bias (or scale * (x + bias)); a Variable scale is the op's ScaleTensor input."""
+    check_variable_and_dtype(x, "x", REAL_DTYPES, "scale")
     helper = LayerHelper("scale", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op("scale", inputs={"X": [x]}, outputs={"Out": [out]},
-                     attrs={"scale": float(scale), "bias": float(bias),
-                            "bias_after_scale": bias_after_scale})
+    inputs = {"X": [x]}
+    attrs = {"bias": float(bias), "bias_after_scale": bias_after_scale}
+    if isinstance(scale, Variable):
+        inputs["ScaleTensor"] = [scale]
+    else:
+        attrs["scale"] = float(scale)
+    helper.append_op("scale", inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     return helper.append_activation(out, act)
 
 
@@ -320,6 +325,8 @@ def batch_norm(input, act=None, is_test: bool = False, momentum: float = 0.9,
                use_global_stats: bool = False):
     """Normalize over the batch (and spatial dims) per channel, with running statistics."""
     helper = LayerHelper("batch_norm", name=name)
+    check_variable_and_dtype(input, "input", ("float16", "bfloat16", "float32", "float64"),
+                             "batch_norm")
     if not 2 <= len(input.shape) <= 5:
         raise ShapeError(f"batch_norm: input '{input.name}' must have rank 2 to 5, got shape "
                          f"{list(input.shape)}")

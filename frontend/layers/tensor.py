@@ -9,7 +9,8 @@ from ..dtypes import VarType, convert_dtype, dtype_name
 from ..framework import Variable, default_main_program, default_startup_program
 from ..initializer import Constant
 from ..ops.tensor import fill_constant_attrs
-from .helper import (ALL_DTYPES, ArgumentTypeError, LayerHelper, check_type,
+from .tensor_array import tensor_array_to_tensor
+from .helper import (ALL_DTYPES, ArgumentTypeError, LayerHelper, check_dtype, check_type,
                      check_variable_and_dtype, one_constant_int)
 
 
@@ -62,17 +63,63 @@ def static_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variab
                      stop_gradient=True, is_data=True, need_check_feed=True)
 
 
+FILL_DTYPES = ("bool", "float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
+               "int32", "int64", "complex64", "complex128")
+
+
+def _check_shape(shape, layer: str) -> None:
+    """Paddle's check of a creation layer's shape: a list / tuple of ints >= 0 and int
+    Variables, or an int Variable."""
+    check_type(shape, "shape", (Variable, list, tuple), layer)
+    if isinstance(shape, Variable):
+        check_dtype(shape.dtype, "shape", ("int32", "int64"), layer)
+        return
+    for d in shape:
+        if isinstance(d, Variable):
+            check_dtype(d.dtype, "element of shape", ("int32", "int64"), layer)
+        elif not isinstance(d, (int, np.integer)):
+            raise ArgumentTypeError(f"{layer}: all elements in shape {list(shape)} must be "
+                                    f"integers when it's a list or tuple, got {d!r}")
+        elif d < 0:
+            raise ValueError(f"{layer}: shape {list(shape)} must be sizes >= 0 (a batch-sized "
+                             f"fill is fill_constant_batch_size_like)")
+
+
+def _shape_inputs(shape) -> tuple[list[int], dict]:
+    """A creation op's `shape` attribute and inputs, as Paddle writes them: an int Variable is
+    its ShapeTensor (the attr empty); a list holding Variables (one int each) its
+    ShapeTensorList (-1 in the attr where a Variable gives the dim, the ints as [1] constants).
+    The pipeline folds their values in before shape inference (passes/shape_inputs.py)."""
+    if isinstance(shape, Variable):
+        shape.stop_gradient = True
+        return [], {"ShapeTensor": [shape]}
+    attr = [-1 if isinstance(d, Variable) else int(d) for d in shape]
+    if not any(isinstance(d, Variable) for d in shape):
+        return attr, {}
+    return attr, {"ShapeTensorList": [d if isinstance(d, Variable) else
+                                      fill_constant([1], "int32", int(d), force_cpu=True)
+                                      for d in shape]}
+
+
 def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | None = None,
                   name: str | None = None) -> Variable:
-    """A tensor of `shape` filled with `value`."""
-    helper = LayerHelper("fill_constant", name=name)
-    if any(int(d) < 0 for d in shape):
-        raise ValueError(f"fill_constant: shape {list(shape)} must be sizes >= 0 (a batch-sized "
-                         f"fill is fill_constant_batch_size_like)")
+    """A tensor of `shape` filled with `value`. shape: ints, a 1-D int Variable or a list of
+    ints and one-int Variables (dims known when the program runs); value: a number, or a
+    Variable (cast to dtype) read when the program runs (ValueTensor)."""
+    check_dtype(dtype, "dtype", FILL_DTYPES, "fill_constant")
+    _check_shape(shape, "fill_constant")
     dtype = convert_dtype(dtype)
+    if out is not None:
+        check_variable_and_dtype(out, "out", (dtype_name(dtype),), "fill_constant")
+    helper = LayerHelper("fill_constant", name=name)
+    attr_shape, inputs = _shape_inputs(shape)
+    if isinstance(value, Variable):
+        inputs["ValueTensor"] = [value if value.dtype == dtype else cast(value, dtype)]
+        value = 0.0
     out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    helper.append_op("fill_constant", outputs={"Out": [out]},
-                     attrs=fill_constant_attrs(shape, dtype, value))
+    helper.append_op("fill_constant", inputs=inputs, outputs={"Out": [out]},
+                     attrs={**fill_constant_attrs(attr_shape, dtype, value),
+                            "force_cpu": bool(force_cpu)})
     out.stop_gradient = True
     return out
 
@@ -111,6 +158,7 @@ def ones_like(x: Variable, dtype=None, name: str | None = None) -> Variable:
 
 def cast(x: Variable, dtype) -> Variable:
     """x converted to `dtype`."""
+    check_variable_and_dtype(x, "x", ALL_DTYPES, "cast")
     helper = LayerHelper("cast")
     dtype = convert_dtype(dtype)
     out = helper.create_variable_for_type_inference(dtype)
@@ -119,21 +167,38 @@ def cast(x: Variable, dtype) -> Variable:
     return out
 
 
+# assign_value's attribute for each dtype of array it holds.
+_ASSIGN_VALUE_KEYS = {"float32": "fp32_values", "float64": "fp64_values",
+                      "int32": "int32_values", "int64": "int64_values", "bool": "bool_values"}
+
+
 def assign(input, output: Variable | None = None) -> Variable:
-    """A copy of a var, or a constant var holding a numpy array."""
+    """paddle.assign: a copy of a Variable (assign), or a constant var holding a numpy array,
+    a list / tuple or a Python scalar (assign_value; a scalar becomes a [1] array, so an int is
+    int64 and a float float64, as in Paddle). `output`, when given, is written instead of a new
+    var."""
+    if input is output and isinstance(input, Variable):
+        return input
+    check_type(input, "input", (Variable, np.ndarray, list, tuple, float, int, bool,
+                                np.number, np.bool_), "assign")
     helper = LayerHelper("assign")
     if isinstance(input, Variable):
+        check_variable_and_dtype(input, "input", ALL_DTYPES, "assign",
+                                 "(When the type of input in assign is Variable.)")
         output = output or helper.create_variable_for_type_inference(input.dtype)
         helper.append_op("assign", inputs={"X": [input]}, outputs={"Out": [output]})
         return output
-    arr = np.asarray(input)
+    arr = np.array([input]) if np.isscalar(input) else np.asarray(input)
+    if arr.dtype == object:
+        raise ArgumentTypeError(f"assign: the input {input!r:.80} mixes Variables with "
+                                f"numbers, which fluidc does not convert to a tensor")
+    check_dtype(arr.dtype, "input", tuple(_ASSIGN_VALUE_KEYS), "assign",
+                "(When the type of input in assign is numpy array.)")
     dtype = convert_dtype(arr.dtype)
     output = output or helper.create_variable_for_type_inference(dtype)
-    key = "fp32_values" if arr.dtype.kind == "f" else "int32_values" if arr.dtype == np.int32 else \
-        "int64_values" if arr.dtype.kind in "iu" else "bool_values"
     helper.append_op("assign_value", outputs={"Out": [output]},
                      attrs={"shape": list(arr.shape), "dtype": int(dtype),
-                            key: [v.item() for v in arr.reshape(-1)]})
+                            _ASSIGN_VALUE_KEYS[dtype_name(dtype)]: arr.reshape(-1).tolist()})
     return output
 
 
@@ -145,6 +210,11 @@ def concat(input, axis: int = 0, name: str | None = None) -> Variable:
     """The vars joined along `axis` (a lone Variable is a list of one)."""
     check_type(input, "input", (list, tuple, Variable), "concat")
     xs = [input] if isinstance(input, Variable) else list(input)
+    if xs and isinstance(xs[0], Variable) and xs[0].type == VarType.LOD_TENSOR_ARRAY:
+        if len(xs) != 1:  # an array's entries joined, as Paddle's concat does
+            raise ArgumentTypeError(f"concat: a tensor array must be the only input, got "
+                                    f"{len(xs)} inputs")
+        return tensor_array_to_tensor(xs[0], int(axis), name=name)[0]
     for i, x in enumerate(xs):
         check_variable_and_dtype(x, f"input[{i}]", CONCAT_DTYPES, "concat")
         if x.dtype != xs[0].dtype:
@@ -158,6 +228,25 @@ def concat(input, axis: int = 0, name: str | None = None) -> Variable:
     out = helper.create_variable_for_type_inference(xs[0].dtype)
     helper.append_op("concat", inputs={"X": xs}, outputs={"Out": [out]},
                      attrs={"axis": int(axis)})
+    return out
+
+
+SUMS_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
+def sums(input, out: Variable | None = None) -> Variable:
+    """fluid.layers.sums (1.x): the elementwise sum of the vars (Paddle's `sum` op), into
+    `out` when given."""
+    check_type(input, "input", (Variable, tuple, list), "sums")
+    xs = [input] if isinstance(input, Variable) else list(input)
+    for x in xs:
+        check_variable_and_dtype(x, "input", SUMS_DTYPES, "sums")
+    helper = LayerHelper("sum")
+    if out is None:
+        out = helper.create_variable_for_type_inference(xs[0].dtype)
+    else:
+        check_variable_and_dtype(out, "out", SUMS_DTYPES[1:], "sums")
+    helper.append_op("sum", inputs={"X": xs}, outputs={"Out": [out]})
     return out
 
 
@@ -185,11 +274,14 @@ def create_global_var(shape, value, dtype, persistable: bool = False, force_cpu:
 
 
 def _random(op_type: str, shape, dtype, seed: int, **attrs) -> Variable:
+    """A random op of `shape`: ints, or ints and Variables (one int each, e.g. a dim of
+    paddle.shape(x)), or an int Variable (_shape_inputs)."""
     helper = LayerHelper(op_type)
     dtype = convert_dtype(dtype)
     out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    helper.append_op(op_type, outputs={"Out": [out]},
-                     attrs={"shape": [int(d) for d in shape], "dtype": int(dtype),
+    attr_shape, inputs = _shape_inputs(shape)
+    helper.append_op(op_type, inputs=inputs, outputs={"Out": [out]},
+                     attrs={"shape": attr_shape, "dtype": int(dtype),
                             "seed": seed or default_main_program().random_seed, **attrs})
     return out
 
@@ -204,3 +296,13 @@ def gaussian_random(shape, mean: float = 0.0, std: float = 1.0, seed: int = 0,
                     dtype="float32", name: str | None = None) -> Variable:
     """A tensor drawn from N(mean, std^2)."""
     return _random("gaussian_random", shape, dtype, seed, mean=float(mean), std=float(std))
+
+
+def shape(input: Variable) -> Variable:
+    """paddle.shape / fluid.layers.shape: input's shape at run time, an int32 1-D tensor (the
+    `shape` op), so dims unknown when the program is built (-1) are read from the fed data."""
+    check_variable_and_dtype(input, "input", ALL_DTYPES, "shape")
+    helper = LayerHelper("shape")
+    out = helper.create_variable_for_type_inference(VarType.INT32, stop_gradient=True)
+    helper.append_op("shape", {"Input": [input]}, {"Out": [out]})
+    return out

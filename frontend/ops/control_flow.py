@@ -38,10 +38,20 @@ def _cond_grad(op: OpDesc) -> list[OpDesc]:
 
 
 def _while_grad(op: OpDesc) -> list[OpDesc]:
-    raise OpError("op 'while' (paddle.static.nn.while_loop) has no gradient in fluidc: "
-                  "while_grad is not implemented, so append_backward cannot differentiate "
-                  "through a while loop; compute the loss outside the loop or mark its inputs "
-                  "stop_gradient")
+    """while_grad over the forward op's inputs, outputs and the outputs' grads (the loop
+    condition has none); as for conditional_block_grad, passes/backward.py replaces its
+    sub_block with the grad block it builds from the body. Each X@GRAD is the grad of the
+    value X had when the loop began: a loop var's carried back through the iterations, another
+    input's summed over them."""
+    cond = set(op.input("Condition"))
+    outs = [n for n in op.outputs.get("Out", []) if n not in cond]
+    ins = {"X": op.inputs.get("X", []), "Out": outs, "Out@GRAD": [grad_name(n) for n in outs],
+           "StepScopes": op.outputs.get("StepScopes", [])}
+    return [OpDesc("while_grad", {k: list(v) for k, v in ins.items() if v},
+                   {"X@GRAD": [grad_name(n) for n in op.inputs.get("X", [])]},
+                   {"sub_block": op.attrs["sub_block"],
+                    "original_output_grad": [grad_name(n) for n in outs],
+                    "is_test": bool(op.attrs.get("is_test", False))})]
 
 
 # skip_eager_deletion_vars: the vars Paddle's garbage collector keeps for the grad block; plans
@@ -57,6 +67,10 @@ register(OpDef("conditional_block_grad",
 register(OpDef("while", slots("X*?", "Condition"), slots("Out*?", "StepScopes?"),
                {"sub_block": 0, "is_test": False, "skip_eager_deletion_vars": []}, _declared,
                "control", grad=_while_grad))
+register(OpDef("while_grad", slots("X*?", "Out*?", "Out@GRAD*?", "StepScopes?"),
+               slots("X@GRAD*?"),
+               {"sub_block": 0, "is_test": False, "skip_eager_deletion_vars": [],
+                "original_output_grad": []}, _declared, "control"))
 
 
 def branch_taken(mask) -> int:
@@ -64,13 +78,19 @@ def branch_taken(mask) -> int:
     return int(mask.reshape(-1)[0])
 
 
+def merged_shape(shapes: list[tuple]) -> tuple:
+    """The declared shape of a value joining branches of these shapes (select_input's X
+    order), as Paddle merges them: a dim the branches disagree on is -1; with ranks that
+    differ, the last shape. Which shape it has is known once a branch ran (runtime/staged.py)."""
+    first = tuple(shapes[0])
+    if any(len(s) != len(first) for s in shapes):
+        return tuple(shapes[-1])
+    return tuple(d if all(s[i] == d for s in shapes) else -1 for i, d in enumerate(first))
+
+
 def _select_input_infer(ins: dict[str, list[VarInfo]], a: dict) -> dict[str, list[VarInfo]]:
-    shapes = {tuple(x.shape) for x in ins["X"]}
     x = ins["X"][0]
-    if len(shapes) > 1 and all(d >= 0 for s in shapes for d in s):
-        raise OpError(f"op 'select_input': the branches give shapes {sorted(shapes)}; fluidc "
-                      f"compiles one shape for a branch output, so both must give the same")
-    return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)]}
+    return {"Out": [VarInfo(merged_shape([i.shape for i in ins["X"]]), x.dtype, x.lod_level)]}
 
 
 def _select_input_run(ins, outs, a, rng) -> None:

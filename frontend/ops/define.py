@@ -101,6 +101,32 @@ def value_inputs(op: OpDesc, infos: dict[str, VarInfo]) -> list[str]:
     return [n for n in names if n in used]
 
 
+# Handler methods numpy defines on complex numbers as Paddle's complex kernels do (no ordering,
+# no abs, which would be real).
+_COMPLEX_METHODS = frozenset({"load", "constant", "cast", "add", "sub", "mul", "truediv", "neg",
+                              "exp", "log", "sqrt", "tanh", "pow", "where", "eq", "ne"})
+
+
+def computes_on_complex(op_type: str, dtypes: dict[str, list], attrs: dict) -> bool:
+    """Whether a pointwise op, given inputs of these dtypes (slot -> dtypes), computes its
+    complex values as Paddle does: its expression uses only complex-safe handler methods
+    and casts no complex value to a real dtype."""
+    opdef = get_op_def(op_type)
+    if opdef.kind != "pointwise":
+        return False
+    b = ExprBuilder()
+    loads, k = {}, 0
+    for slot, ds in dtypes.items():
+        loads[slot] = []
+        for d in ds:
+            loads[slot].append(b.load(k, to_numpy_dtype(d)))
+            k += 1
+    res = opdef.expr(b, _in_values(opdef, loads), opdef.complete_attrs(attrs))
+    return all(n.op in _COMPLEX_METHODS and not (
+        n.op == "cast" and n.dtype.kind != "c" and n.args[0].dtype.kind == "c")
+        for n in reachable(list(res.values())))
+
+
 def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = None,
               grad: Callable | None = None, broadcast: Callable = numpy_broadcast,
               out_dtype: Callable | None = None) -> OpDef:

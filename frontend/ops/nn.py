@@ -494,6 +494,12 @@ pointwise("dropout_grad", ["Out@GRAD", "Mask"], ["X@GRAD"], _dropout_grad_expr, 
 # lookup_table (Ids end in a dim of 1) and lookup_table_v2 (they do not); padding_idx rows are 0.
 
 LOOKUP_ATTRS = {"padding_idx": -1}
+# The ids each op takes: lookup_table_v2 any int dtype (Paddle 2.x's embedding), 1.x's
+# lookup_table int32 / int64.
+_LOOKUP_ID_DTYPES = {
+    "lookup_table": (VarType.INT32, VarType.INT64),
+    "lookup_table_v2": (VarType.UINT8, VarType.INT8, VarType.INT16, VarType.INT32, VarType.INT64),
+}
 
 
 def _lookup_ids_shape(op: str, ids) -> tuple[int, ...]:
@@ -532,8 +538,10 @@ def _lookup_rows(w: torch.Tensor, ids: torch.Tensor, pad: int, out: torch.Tensor
 def _register_lookup(op: str) -> None:
     def infer(ins, a):
         w, ids = ins["W"][0], ins["Ids"][0]
-        if ids.dtype not in (VarType.INT32, VarType.INT64):
-            raise OpError(f"op '{op}': Ids must be int32 or int64, got {ids.dtype.name}")
+        if ids.dtype not in _LOOKUP_ID_DTYPES[op]:
+            raise OpError(f"op '{op}': Ids must be int "
+                          f"({' / '.join(d.name.lower() for d in _LOOKUP_ID_DTYPES[op])}), "
+                          f"got {ids.dtype.name}")
         if len(w.shape) != 2:
             raise ShapeError(f"op '{op}': W must be 2-D, got shape {list(w.shape)}")
         return {"Out": [VarInfo(_lookup_ids_shape(op, ids.shape) + (w.shape[1],), w.dtype,

@@ -1,6 +1,7 @@
 """one_hot_v2 (Out gets a new last dim of size depth) and 1.x's one_hot (X's last dim, of size
 1, becomes depth). Ids outside [0, depth) are an error unless allow_out_of_range, which gives
-them an all-zero row."""
+them an all-zero row. A depth_tensor input (one int) overrides `depth`, as in Paddle; it is a
+shape input, folded into `depth` before shape inference (passes/shape_inputs.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,9 +24,17 @@ def _lead(op: str, shape) -> tuple[int, ...]:
 
 def _depth(op: str, a) -> int:
     if a["depth"] < 1:
-        raise OpError(f"op '{op}': depth must be positive, got {a['depth']} (a depth_tensor "
-                      f"input is not supported: plans need static shapes)")
+        raise OpError(f"op '{op}': depth must be positive, got {a['depth']}")
     return int(a["depth"])
+
+
+def _fold(op: str):
+    def fold(a, values):
+        depth = np.asarray(values["depth_tensor"][0]).reshape(-1)
+        if depth.size != 1:
+            raise ShapeError(f"op '{op}': depth_tensor must hold one value, got {depth.size}")
+        return {**a, "depth": int(depth[0])}
+    return fold
 
 
 def _check_ids(op: str, ids: np.ndarray, depth: int, a) -> None:
@@ -36,12 +45,17 @@ def _check_ids(op: str, ids: np.ndarray, depth: int, a) -> None:
 
 
 def _register(op: str) -> None:
+    fold = _fold(op)
+
     def infer(ins, a):
         x = ins["X"][0]
-        return {"Out": [VarInfo(_lead(op, x.shape) + (_depth(op, a),),
+        depth = -1 if ins.get("depth_tensor") else _depth(op, a)  # known when the program runs
+        return {"Out": [VarInfo(_lead(op, x.shape) + (depth,),
                                 convert_dtype(a["dtype"]), x.lod_level)]}
 
     def reference(ins, a):
+        if ins.get("depth_tensor"):
+            a = fold(a, ins)
         ids = np.asarray(ins["X"][0]).astype(np.int64)
         depth = _depth(op, a)
         ids = ids.reshape(_lead(op, ids.shape))
@@ -57,7 +71,7 @@ def _register(op: str) -> None:
         out.copy_(ids.unsqueeze(-1) == torch.arange(depth, device=ids.device))
 
     register(OpDef(op, slots("X", "depth_tensor?"), slots("Out"), ONE_HOT_ATTRS, infer, "extern",
-                   reference=reference, run=run))
+                   reference=reference, run=run, shape_inputs=("depth_tensor",), fold=fold))
 
 
 _register("one_hot_v2")

@@ -9,7 +9,7 @@ import torch
 
 from ..errors import OpError
 from .define import pointwise, same_as
-from .registry import OpDef, OpDesc, VarInfo, register, slots
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
 def _c(o, v, like):
@@ -347,9 +347,12 @@ register(OpDef("lamb", slots(*_LAMB_INPUTS), slots("ParamOut", "Moment1Out", "Mo
                LAMB_ATTRS, _adam_infer, "composite", reference=_lamb_ref, lower=_lamb_lower))
 
 
-# increment: the step counter of the learning-rate schedules (Out = X + step, X's dtype).
+# increment: the step counter of the learning-rate schedules (Out = X + step, X's dtype); its
+# grad passes Out's through (d(x + step)/dx = 1, as Paddle's PIR backward computes it).
 pointwise("increment", ["X"], ["Out"],
-          lambda o, i, a: {"Out": o.add(i["X"], _c(o, a["step"], i["X"]))}, {"step": 1.0})
+          lambda o, i, a: {"Out": o.add(i["X"], _c(o, a["step"], i["X"]))}, {"step": 1.0},
+          grad=lambda op: [OpDesc("assign", {"X": [grad_name(op.output("Out")[0])]},
+                                  {"Out": [grad_name(op.input("X")[0])]}, {})])
 
 
 # cos: cosine_decay's one transcendental the ops handler lacks; a library call on a [1] value.

@@ -11,6 +11,11 @@ plus the older ones fluidc has met in files) splits three ways:
 
 Grad ops share their forward op's decisions (`conv2d_grad` those of `conv2d`), and so do the ops
 fluidc lowers an op into with its attributes (`adam_update` those of `adam`).
+
+Paddle 1.x ops that Paddle 3.3.1 no longer has (StaticRNN's recurrent / recurrent_grad /
+rnn_memory_helper, IfElse's split_lod_tensor / merge_lod_tensor / merge_lod_tensor_infer)
+cannot be in op_attrs.json, which is dumped from 3.3.1: their OpDef attrs are their whole 1.x
+attribute sets (read from Paddle 1.x's op makers), so nothing about them is decided here.
 """
 from __future__ import annotations
 
@@ -84,14 +89,18 @@ DECISIONS: dict[str, Decisions] = {
     # both modes compute the same softmax and loss; fluidc always takes the stable one
     "softmax_with_cross_entropy": Decisions(inert={"numeric_stable_mode": True},
                                             written=("numeric_stable_mode",)),
-    # sorted=False leaves Paddle's top k in an order of its kernel's choosing
-    "top_k_v2": Decisions(unsupported={"sorted": True}, written=("sorted",)),
+    # sorted=False leaves the top k in an order of the kernel's choosing: fluidc's sorted order
+    # is one such order, so both values compute the same here
+    "top_k_v2": Decisions(inert={"sorted": True}, written=("sorted",)),
     # a diagonal of fixed values written over the random matrix
     "uniform_random": Decisions(unsupported={"diag_num": 0, "diag_step": 0, "diag_val": 1.0},
                                 written=("diag_num", "diag_step", "diag_val")),
     # reducing in another dtype than the input's
     "frobenius_norm": Decisions(unsupported={"in_dtype": -1, "out_dtype": -1},
                                 written=("in_dtype", "out_dtype")),
+    # is_test only spares Paddle's kernels writing the Batch* outputs; fluidc always writes them
+    "lstm": Decisions(inert={"is_test": False}, written=("is_test",)),
+    "gru": Decisions(inert={"is_test": False}),
 }
 # Ops fluidc lowers an op into, handing them the op's attributes.
 _LOWERED_FROM = {"adam_update": "adam", "adamw_update": "adamw", "batch_norm_infer": "batch_norm",

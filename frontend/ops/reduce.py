@@ -12,6 +12,7 @@ REDUCE_ATTRS = {"dim": [0], "keep_dim": False, "reduce_all": False, "in_dtype": 
                 "out_dtype": -1}
 
 _NUMPY = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
+_HALF = (VarType.FP16, VarType.BF16)
 
 
 def _dims(attrs: dict) -> list:
@@ -107,10 +108,21 @@ def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     axes = reduce_axes(attrs, len(x.shape))
     n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
     out = op.output("Out")[0]
-    total = new_var(infos[out])
-    return [OpDesc("reduce_sum", {"X": op.input("X")}, {"Out": [total]},
-                   {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs}),
-            OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": _inverse_count(n)})]
+    sum_attrs = {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs}
+    if x.dtype not in _HALF:
+        total = new_var(infos[out])
+        return [OpDesc("reduce_sum", {"X": op.input("X")}, {"Out": [total]}, sum_attrs),
+                OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": _inverse_count(n)})]
+    # Half precision: sum and divide in float32, as Paddle's kernels and numpy do (a float16
+    # sum of 70000 ones is inf, their mean 1); the casts fuse into the reduction's kernel.
+    wide = new_var(VarInfo(x.shape, VarType.FP32, x.lod_level))
+    total, mean = (new_var(VarInfo(infos[out].shape, VarType.FP32)) for _ in range(2))
+    return [OpDesc("cast", {"X": op.input("X")}, {"Out": [wide]},
+                   {"in_dtype": int(x.dtype), "out_dtype": int(VarType.FP32)}),
+            OpDesc("reduce_sum", {"X": [wide]}, {"Out": [total]}, sum_attrs),
+            OpDesc("scale", {"X": [total]}, {"Out": [mean]}, {"scale": _inverse_count(n)}),
+            OpDesc("cast", {"X": [mean]}, {"Out": [out]},
+                   {"in_dtype": int(VarType.FP32), "out_dtype": int(x.dtype)})]
 
 
 def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:

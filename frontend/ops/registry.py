@@ -8,7 +8,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..dtypes import VarType
-from ..errors import OpError
+from ..errors import OpError, did_you_mean
 from .paddle_attrs import INERT_ANY_OP, decisions
 
 GRAD_SUFFIX = "@GRAD"
@@ -37,6 +37,9 @@ class OpDesc:
     inputs: dict[str, list[str]] = field(default_factory=dict)
     outputs: dict[str, list[str]] = field(default_factory=dict)
     attrs: dict[str, Any] = field(default_factory=dict)
+    # Where the user's code made the op ("fc() at train.py:12"; Paddle's op_callstack, kept out
+    # of attrs so it never reaches files or kernel-cache keys); errors about the op quote it.
+    callsite: str | None = field(default=None, compare=False, repr=False)
 
     def input(self, slot: str) -> list[str]:
         """The var names bound to input `slot` (empty if unbound)."""
@@ -101,7 +104,9 @@ class OpDef:
     """Everything fluidc knows of one op type.
 
     kind: 'pointwise' (expr over an ops handler), 'reduction' (combine over axes with a pointwise
-    prologue), 'extern' (a library call: run), 'composite' (lower rewrites it into other ops), or
+    prologue), 'extern' (a library call: run), 'composite' (lower rewrites it into other ops),
+    'array' (over tensor arrays, run on the host by the reference executor: reference(ins,
+    attrs, outs) also gets the current values of its outputs, which it may update in place), or
     'feed'/'fetch' (handled by the executor itself).
     """
 
@@ -135,6 +140,9 @@ class OpDef:
     # pipeline folds fed or constant values in before shape inference (passes/shape_inputs.py).
     shape_inputs: tuple[str, ...] = ()
     fold: Callable | None = None
+    # Output slots whose var the op updates in place (write_to_array's Out): it reads the var's
+    # value before it too, so dataflow graphs link the two versions.
+    updates: tuple[str, ...] = ()
 
     def slot(self, name: str, output: bool = False) -> Slot:
         """The named slot, or an OpError naming the op."""
@@ -277,7 +285,7 @@ def get_op_def(op_type: str) -> OpDef:
     try:
         return _REGISTRY[op_type]
     except KeyError:
-        raise OpError(f"unknown op type '{op_type}'") from None
+        raise OpError(f"unknown op type '{op_type}'{did_you_mean(op_type, _REGISTRY)}") from None
 
 
 def has_op_def(op_type: str) -> bool:

@@ -44,15 +44,25 @@ def _prod(dims) -> int:
 # ---------------------------------------------------------------------------------------------
 # Views: Out shares X's data in a new shape; XShape ([0] + X's shape) carries X's shape to grads.
 
-def _view_ops(type: str, attrs: dict, out_shape, extra_inputs=()) -> None:
-    """Register `type` (X -> Out, XShape) and `type_grad` for a reshape-like op."""
+def _view_ops(type: str, attrs: dict, out_shape, extra_inputs=(), fold=None,
+              tensor_rank=None) -> None:
+    """Register `type` (X -> Out, XShape) and `type_grad` for a reshape-like op. With `fold`,
+    the extra inputs are shape inputs (read when the program runs, folded into the attributes):
+    until then Out has tensor_rank(X's shape, inputs) dims of -1."""
+    tensors = [s.rstrip("*?") for s in extra_inputs]
+
     def infer(ins, a):
-        _no_tensors(type, ins, *[s.rstrip("*?") for s in extra_inputs])
         x = ins["X"][0]
-        return {"Out": [VarInfo(out_shape(tuple(x.shape), a), x.dtype, x.lod_level)],
+        given = [t for t in tensors if ins.get(t)]
+        if given and fold is None:
+            _no_tensors(type, ins, *given)
+        shape = (-1,) * tensor_rank(x.shape, ins) if given else out_shape(tuple(x.shape), a)
+        return {"Out": [VarInfo(shape, x.dtype, x.lod_level)],
                 "XShape": [VarInfo((0,) + tuple(x.shape), x.dtype, x.lod_level)]}
 
     def reference(ins, a):
+        if any(ins.get(t) for t in tensors):
+            a = fold(a, ins)
         x = np.asarray(ins["X"][0])
         return {"Out": [x.reshape(out_shape(x.shape, a)).copy()],
                 "XShape": [np.zeros((0,) + x.shape, x.dtype)]}
@@ -74,7 +84,8 @@ def _view_ops(type: str, attrs: dict, out_shape, extra_inputs=()) -> None:
         return {"X@GRAD": [np.asarray(ins["Out@GRAD"][0]).reshape(shape).copy()]}
 
     _define(type, "view", ["X", *extra_inputs], ["Out", "XShape?"], attrs, infer,
-            _copy_run("X", "Out"), reference, grad)
+            _copy_run("X", "Out"), reference, grad,
+            **({"shape_inputs": tuple(tensors), "fold": fold} if fold else {}))
     _define(type + "_grad", "view", ["XShape", "Out@GRAD"], ["X@GRAD?"], attrs, grad_infer,
             _copy_run("Out@GRAD", "X@GRAD"), grad_ref)
 
@@ -108,7 +119,7 @@ def squeeze_shape(shape, a) -> tuple[int, ...]:
     rank = len(shape)
     axes = {_axis(d, rank, "squeeze2") for d in a["axes"]}
     drop = {i for i, d in enumerate(shape) if d == 1} if not axes else \
-        {i for i in axes if shape[i] in (1, -1)}
+        {i for i in axes if i < rank and shape[i] in (1, -1)}  # axis 0 of a 0-d X: nothing
     return tuple(d for i, d in enumerate(shape) if i not in drop)
 
 
@@ -138,7 +149,29 @@ def flatten2_shape(shape, a) -> tuple[int, ...]:
 _view_ops("flatten2", {"axis": 1}, flatten2_shape)
 _view_ops("flatten_contiguous_range", {"start_axis": 1, "stop_axis": 1}, flatten_shape)
 _view_ops("squeeze2", {"axes": []}, squeeze_shape)
-_view_ops("unsqueeze2", {"axes": []}, unsqueeze_shape, ("AxesTensor?", "AxesTensorList*?"))
+def _unsqueeze_fold(a, values):
+    """unsqueeze2's axes from AxesTensor (1-D) or AxesTensorList (one int each)."""
+    if values.get("AxesTensor"):
+        return {**a, "axes": [int(v) for v in np.asarray(values["AxesTensor"][0]).reshape(-1)]}
+    axes = [np.asarray(v).reshape(-1) for v in values["AxesTensorList"]]
+    if any(v.size != 1 for v in axes):
+        raise ShapeError(f"op 'unsqueeze2': each AxesTensorList tensor must hold one value, "
+                         f"got sizes {[v.size for v in axes]}")
+    return {**a, "axes": [int(v[0]) for v in axes]}
+
+
+def _unsqueeze_rank(x_shape, ins) -> int:
+    if ins.get("AxesTensorList"):
+        return len(x_shape) + len(ins["AxesTensorList"])
+    given = ins["AxesTensor"][0].shape
+    if len(given) != 1 or given[0] < 0:
+        raise ShapeError(f"op 'unsqueeze2': AxesTensor must be 1-D of known length, got shape "
+                         f"{list(given)}")
+    return len(x_shape) + given[0]
+
+
+_view_ops("unsqueeze2", {"axes": []}, unsqueeze_shape, ("AxesTensor?", "AxesTensorList*?"),
+          fold=_unsqueeze_fold, tensor_rank=_unsqueeze_rank)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -166,15 +199,43 @@ def _sections(op: str, shape, a) -> tuple[int, list[int]]:
     return axis, [d // num if d >= 0 else -1] * num
 
 
+def _split_fold(a, values):
+    """split's axis from AxisTensor and its sections from SectionsTensorList (one int each),
+    as Paddle prefers them to the attributes."""
+    a = dict(a)
+    if values.get("AxisTensor"):
+        axis = np.asarray(values["AxisTensor"][0]).reshape(-1)
+        if axis.size != 1:
+            raise ShapeError(f"op 'split': AxisTensor must hold one value, got {axis.size}")
+        a["axis"] = int(axis[0])
+    if values.get("SectionsTensorList"):
+        secs = [np.asarray(v).reshape(-1) for v in values["SectionsTensorList"]]
+        if any(v.size != 1 for v in secs):
+            raise ShapeError(f"op 'split': each SectionsTensorList tensor must hold one value, "
+                             f"got sizes {[v.size for v in secs]}")
+        a["sections"] = [int(v[0]) for v in secs]
+    return a
+
+
 def _split_infer(ins, a):
-    _no_tensors("split", ins, "AxisTensor", "SectionsTensorList")
     x = ins["X"][0]
+    n = len(ins["SectionsTensorList"]) if ins.get("SectionsTensorList") else \
+        len(a["sections"]) or int(a["num"])
+    # tensors are read when the program runs: until then the dims they set are -1, as Paddle's
+    if ins.get("AxisTensor"):
+        return {"Out": [VarInfo((-1,) * len(x.shape), x.dtype, x.lod_level)] * n}
+    if ins.get("SectionsTensorList"):
+        axis = _axis(a["axis"], len(x.shape), "split")
+        shape = tuple(-1 if i == axis else d for i, d in enumerate(x.shape))
+        return {"Out": [VarInfo(shape, x.dtype, x.lod_level)] * n}
     axis, secs = _sections("split", x.shape, a)
     return {"Out": [VarInfo(tuple(s if i == axis else d for i, d in enumerate(x.shape)),
                             x.dtype, x.lod_level) for s in secs]}
 
 
 def _split_ref(ins, a):
+    if ins.get("AxisTensor") or ins.get("SectionsTensorList"):
+        a = _split_fold(a, ins)
     x = np.asarray(ins["X"][0])
     axis, secs = _sections("split", x.shape, a)
     return {"Out": [p.copy() for p in np.split(x, np.cumsum(secs)[:-1], axis=axis)]}
@@ -188,12 +249,16 @@ def _split_run(ins, outs, a, rng):
 
 
 def _split_grad(op: OpDesc) -> list[OpDesc]:
+    if op.input("AxisTensor"):
+        raise OpError("op 'split' with a tensor axis (AxisTensor) has no gradient in fluidc: "
+                      "pass the axis as an int to differentiate through the split")
     return [OpDesc("concat", {"X": [grad_name(n) for n in op.output("Out")]},
                    {"Out": [grad_name(op.input("X")[0])]}, {"axis": op.attrs["axis"]})]
 
 
 _define("split", "extern", ["X", "AxisTensor?", "SectionsTensorList*?"], ["Out*"],
-        {"num": 0, "sections": [], "axis": 0}, _split_infer, _split_run, _split_ref, _split_grad)
+        {"num": 0, "sections": [], "axis": 0}, _split_infer, _split_run, _split_ref, _split_grad,
+        shape_inputs=("AxisTensor", "SectionsTensorList"), fold=_split_fold)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,26 +310,106 @@ def _slice_index(shape, a) -> tuple:
     return tuple(slice(*spans[i]) if i in spans else slice(None) for i in range(len(shape)))
 
 
+# Bounds given as tensors (x[i] for an int tensor i: StartsTensorList [i], EndsTensorList
+# [i + 1]) are read at run time; the output shape must not depend on them, so each axis they
+# bound must be one decrease_axis drops (its size checked to be 1 when the values are read).
+_BOUND_LISTS = {"starts": "StartsTensorList", "ends": "EndsTensorList"}
+
+
+def _runtime_bounds(op: str, ins, a) -> bool:
+    """Whether the bounds come from StartsTensorList/EndsTensorList; an OpError if the other
+    tensor slots are bound or a tensor-bound axis is not decreased."""
+    _no_tensors(op, ins, "StartsTensor", "EndsTensor")
+    if not any(ins.get(slot) for slot in _BOUND_LISTS.values()):
+        return False
+    decreased = set(a["decrease_axis"])
+    for attr, slot in _BOUND_LISTS.items():
+        given = ins.get(slot) or []
+        if given and len(given) != len(a["axes"]):
+            raise OpError(f"op '{op}': {slot} holds {len(given)} tensors for axes "
+                          f"{list(a['axes'])}")
+        if given and not set(a["axes"]) <= decreased:
+            raise OpError(f"op '{op}': {slot} bound for axes {list(a['axes'])} not all in "
+                          f"decrease_axis {sorted(decreased)}; fluidc plans need the output "
+                          f"shape before a run")
+    return True
+
+
+def _bound_attrs(op: str, ins, a) -> dict:
+    """a with starts/ends read from the bound tensor lists (an index tensor's value)."""
+    if not _runtime_bounds(op, ins, a):
+        return a
+    a = dict(a)
+    for attr, slot in _BOUND_LISTS.items():
+        if ins.get(slot):
+            a[attr] = [int(np.asarray(t.cpu() if isinstance(t, torch.Tensor) else t).reshape(-1)[0])
+                       for t in ins[slot]]
+    # x[-1]: the bounds -1 and -1 + 1 = 0 stand for the last entry
+    a["ends"] = [2 ** 31 - 1 if (s, e) == (-1, 0) else e for s, e in zip(a["starts"], a["ends"])]
+    return a
+
+
+_WHOLE_BOUNDS = {"starts": "StartsTensor", "ends": "EndsTensor"}
+
+
+def _slice_fold(a, values):
+    """slice's starts / ends from StartsTensor / EndsTensor (1-D, one value per axis), as Paddle
+    prefers them to the attributes (paddle.slice with Variable starts / ends)."""
+    a = dict(a)
+    for attr, slot in _WHOLE_BOUNDS.items():
+        if values.get(slot):
+            v = [int(d) for d in np.asarray(values[slot][0]).reshape(-1)]
+            if len(v) != len(a["axes"]):
+                raise ShapeError(f"op 'slice': {slot} holds {len(v)} values for axes "
+                                 f"{list(a['axes'])}")
+            a[attr] = v
+    return a
+
+
+def _folded_bounds(ins, a) -> tuple[dict, dict]:
+    """(ins, a) with StartsTensor / EndsTensor folded into a, as the pipeline folds them (the
+    reference executor runs programs unfolded)."""
+    if not any(ins.get(s) for s in _WHOLE_BOUNDS.values()):
+        return ins, a
+    return ({k: v for k, v in ins.items() if k not in _WHOLE_BOUNDS.values()},
+            _slice_fold(a, ins))
+
+
 def _slice_infer(ins, a):
-    _no_tensors("slice", ins, *_SLICE_TENSORS)
     x = ins["Input"][0]
+    if any(ins.get(s) for s in _WHOLE_BOUNDS.values()):  # read when the program runs
+        axes = {_axis(d, len(x.shape), "slice") for d in a["axes"]}
+        dec = {_axis(d, len(x.shape), "slice") for d in a["decrease_axis"]}
+        shape = tuple(-1 if i in axes else d for i, d in enumerate(x.shape) if i not in dec)
+        return {"Out": [VarInfo(shape, x.dtype, x.lod_level)]}
+    if _runtime_bounds("slice", ins, a):
+        shape = tuple(d for i, d in enumerate(x.shape)
+                      if i not in {_axis(d, len(x.shape), "slice") for d in a["decrease_axis"]})
+        return {"Out": [VarInfo(shape, x.dtype, x.lod_level)]}
     return {"Out": [VarInfo(_slice_shape("slice", x.shape, a)[1], x.dtype, x.lod_level)]}
 
 
 def _slice_ref(ins, a):
     x = np.asarray(ins["Input"][0])
+    ins, a = _folded_bounds(ins, a)
+    a = _bound_attrs("slice", ins, a)
     return {"Out": [x[_slice_index(x.shape, a)].reshape(_slice_shape("slice", x.shape, a)[1])]}
 
 
 def _slice_run(ins, outs, a, rng):
     x = ins["Input"][0]
     out = outs["Out"][0]
+    a = _bound_attrs("slice", ins, a)
+    _slice_shape("slice", tuple(x.shape), a)  # checks each decreased dim is of size 1
     out.copy_(x[_slice_index(tuple(x.shape), a)].reshape(out.shape))
 
 
 def _slice_grad(op: OpDesc) -> list[OpDesc]:
-    """<op>_grad of a slicing op (slice, strided_slice): Input and Out@GRAD -> Input@GRAD."""
-    return [OpDesc(op.type + "_grad", {"Input": op.input("Input"),
+    """<op>_grad of a slicing op (slice, strided_slice): Input and Out@GRAD -> Input@GRAD (and
+    the bound tensors, which give the slice's bounds)."""
+    bounds = {s: op.input(s) for s in [*_BOUND_LISTS.values(), *_WHOLE_BOUNDS.values()]
+              if op.inputs.get(s)}
+    return [OpDesc(op.type + "_grad", {"Input": op.input("Input"), **bounds,
                                        "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    grad_like(op, "Input"), dict(op.attrs))]
 
@@ -272,6 +417,8 @@ def _slice_grad(op: OpDesc) -> list[OpDesc]:
 def _slice_grad_ref(ins, a):
     x = np.asarray(ins["Input"][0])
     d = np.asarray(ins["Out@GRAD"][0])
+    ins, a = _folded_bounds(ins, a)
+    a = _bound_attrs("slice_grad", ins, a)
     dx = np.zeros(x.shape, d.dtype)
     dx[_slice_index(x.shape, a)] = d.reshape(_slice_shape("slice_grad", x.shape, a)[0])
     return {"Input@GRAD": [dx]}
@@ -279,16 +426,20 @@ def _slice_grad_ref(ins, a):
 
 def _slice_grad_run(ins, outs, a, rng):
     x, d = ins["Input"][0], ins["Out@GRAD"][0]
+    a = _bound_attrs("slice_grad", ins, a)
     dx = outs["Input@GRAD"][0].zero_()
     dx[_slice_index(tuple(x.shape), a)] = d.reshape(_slice_shape("slice_grad", x.shape, a)[0])
 
 
 _define("slice", "extern", ["Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
                             "EndsTensorList*?"], ["Out"], SLICE_ATTRS, _slice_infer, _slice_run,
-        _slice_ref, _slice_grad)
-_define("slice_grad", "extern", ["Input", "Out@GRAD"], ["Input@GRAD?"], SLICE_ATTRS,
+        _slice_ref, _slice_grad, shape_inputs=tuple(_WHOLE_BOUNDS.values()), fold=_slice_fold)
+_define("slice_grad", "extern", ["Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
+                                 "EndsTensorList*?", "Out@GRAD"],
+        ["Input@GRAD?"], SLICE_ATTRS,
         lambda ins, a: {"Input@GRAD": [VarInfo(ins["Input"][0].shape, ins["Out@GRAD"][0].dtype)]},
-        _slice_grad_run, _slice_grad_ref)
+        _slice_grad_run, _slice_grad_ref, shape_inputs=tuple(_WHOLE_BOUNDS.values()),
+        fold=_slice_fold)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -553,13 +704,35 @@ def expand_shape(x_shape, target) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _expand_fold(a, values):
+    """expand_v2's shape from its Shape input (1-D) or expand_shapes_tensor (one int each), as
+    Paddle prefers them to the attribute."""
+    if values.get("Shape"):
+        return {**a, "shape": [int(d) for d in np.asarray(values["Shape"][0]).reshape(-1)]}
+    dims = [np.asarray(v).reshape(-1) for v in values["expand_shapes_tensor"]]
+    if any(d.size != 1 for d in dims):
+        raise ShapeError(f"op 'expand_v2': each expand_shapes_tensor tensor must hold one "
+                         f"value, got sizes {[d.size for d in dims]}")
+    return {**a, "shape": [int(d[0]) for d in dims]}
+
+
 def _expand_infer(ins, a):
-    _no_tensors("expand_v2", ins, "Shape", "expand_shapes_tensor")
     x = ins["X"][0]
+    # Shape tensors are read when the program runs: until then their dims are -1, as Paddle's
+    if ins.get("Shape"):
+        n = ins["Shape"][0].shape[0] if ins["Shape"][0].shape else -1
+        if n < 0:
+            raise ShapeError("op 'expand_v2': the Shape input must be 1-D of known length")
+        return {"Out": [VarInfo((-1,) * n, x.dtype, x.lod_level)]}
+    if ins.get("expand_shapes_tensor"):
+        shape = [d if d > 0 else -1 for d in a["shape"]]
+        return {"Out": [VarInfo(tuple(shape), x.dtype, x.lod_level)]}
     return {"Out": [VarInfo(expand_shape(x.shape, a["shape"]), x.dtype, x.lod_level)]}
 
 
 def _expand_ref(ins, a):
+    if ins.get("Shape") or ins.get("expand_shapes_tensor"):
+        a = _expand_fold(a, ins)
     x = np.asarray(ins["X"][0])
     return {"Out": [np.ascontiguousarray(np.broadcast_to(x, expand_shape(x.shape, a["shape"])))]}
 
@@ -589,7 +762,8 @@ def _expand_grad_lower(op: OpDesc, infos, new_var) -> list[OpDesc]:
 EXPAND_ATTRS = {"shape": []}
 _define("expand_v2", "pointwise", ["X", "Shape?", "expand_shapes_tensor*?"], ["Out"],
         EXPAND_ATTRS, _expand_infer, reference=_expand_ref, grad=_expand_grad,
-        expr=lambda o, i, a: {"Out": i["X"]}, broadcast=numpy_broadcast)
+        expr=lambda o, i, a: {"Out": i["X"]}, broadcast=numpy_broadcast,
+        shape_inputs=("Shape", "expand_shapes_tensor"), fold=_expand_fold)
 _define("expand_v2_grad", "composite", ["X", "Out@GRAD"], ["X@GRAD?"], EXPAND_ATTRS,
         lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
         reference=_expand_grad_ref, lower=_expand_grad_lower)
@@ -667,20 +841,32 @@ _register_arg("arg_min", np.argmin, torch.argmin)
 TOPK_ATTRS = {"k": 1, "axis": -1, "largest": True}
 
 
+def _topk_fold(a, values):
+    """top_k_v2's k from its K input (one int), which Paddle prefers to the attribute."""
+    k = np.asarray(values["K"][0]).reshape(-1)
+    if k.size != 1:
+        raise ShapeError(f"op 'top_k_v2': K must hold one value, got {k.size}")
+    return {**a, "k": int(k[0])}
+
+
 def _topk_infer(ins, a):
-    _no_tensors("top_k_v2", ins, "K")
     x = ins["X"][0]
     axis = _axis(a["axis"], len(x.shape), "top_k_v2")
-    k = int(a["k"])
-    if x.shape[axis] >= 0 and not 0 < k <= x.shape[axis]:
+    k = -1 if ins.get("K") else int(a["k"])  # a K input is read when the program runs
+    size = x.shape[axis] if x.shape else 1  # a 0-d X holds one value: k must be 1
+    if k != -1 and size >= 0 and not 0 < k <= size:
         raise ShapeError(f"op 'top_k_v2': k={k} does not fit dim {axis} of X {list(x.shape)}")
-    shape = tuple(k if i == axis else d for i, d in enumerate(x.shape))
+    shape = tuple(k if i == axis else d for i, d in enumerate(x.shape))  # () for a 0-d X
     return {"Out": [VarInfo(shape, x.dtype, x.lod_level)],
             "Indices": [VarInfo(shape, VarType.INT64, x.lod_level)]}
 
 
 def _topk_ref(ins, a):
+    if ins.get("K"):
+        a = _topk_fold(a, ins)
     x = np.asarray(ins["X"][0])
+    if x.ndim == 0:  # one value: itself, at index 0
+        return {"Out": [x.copy()], "Indices": [np.zeros((), np.int64)]}
     axis = a["axis"] % x.ndim
     # A stable sort: ties keep the lower index first.
     idx = np.argsort(-x if a["largest"] else x, axis=axis, kind="stable")
@@ -690,8 +876,8 @@ def _topk_ref(ins, a):
 
 def _topk_run(ins, outs, a, rng):
     x = ins["X"][0]
-    v, i = torch.topk(x, int(a["k"]), dim=a["axis"] % x.dim(), largest=bool(a["largest"]),
-                      sorted=True)
+    v, i = torch.topk(x, int(a["k"]), dim=a["axis"] % max(x.dim(), 1),
+                      largest=bool(a["largest"]), sorted=True)
     outs["Out"][0].copy_(v)
     outs["Indices"][0].copy_(i)
 
@@ -716,7 +902,20 @@ def _topk_grad_run(ins, outs, a, rng):
 
 
 _define("top_k_v2", "extern", ["X", "K?"], ["Out", "Indices"], TOPK_ATTRS, _topk_infer,
-        _topk_run, _topk_ref, _topk_grad)
+        _topk_run, _topk_ref, _topk_grad, shape_inputs=("K",), fold=_topk_fold)
 _define("top_k_v2_grad", "extern", ["X", "Indices", "Out@GRAD"], ["X@GRAD?"], TOPK_ATTRS,
         lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
         _topk_grad_run, _topk_grad_ref)
+
+
+# ---------------------------------------------------------------------------------------------
+# shape: Input's runtime shape as an int32 1-D tensor (paddle.shape)
+
+def _shape_run(ins, outs, a, rng):
+    outs["Out"][0].copy_(torch.tensor(ins["Input"][0].shape, dtype=torch.int32))
+
+
+_define("shape", "extern", ["Input"], ["Out"], {},
+        lambda ins, a: {"Out": [VarInfo((len(ins["Input"][0].shape),), VarType.INT32)]},
+        _shape_run,
+        lambda ins, a: {"Out": [np.asarray(np.shape(ins["Input"][0]), np.int32)]})

@@ -30,30 +30,75 @@ def _numel(shape) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Creation ops: no inputs (Paddle's optional shape/value tensors are accepted; the attrs rule).
+# Creation ops. Their shape may come from tensors, as Paddle lets them: ShapeTensor (one 1-D int
+# tensor) over ShapeTensorList (one 1-value int tensor per dim) over the `shape` attribute; these
+# are shape inputs, folded into `shape` before shape inference (passes/shape_inputs.py).
+
+CREATION_SHAPE_INPUTS = ("ShapeTensor", "ShapeTensorList")
+
+
+def _creation_fold(a, values):
+    if values.get("ShapeTensor"):
+        return {**a, "shape": [int(d) for d in np.asarray(values["ShapeTensor"][0]).reshape(-1)]}
+    if values.get("ShapeTensorList"):
+        dims = [np.asarray(v).reshape(-1) for v in values["ShapeTensorList"]]
+        if any(d.size != 1 for d in dims):
+            raise ShapeError(f"each ShapeTensorList tensor must hold one value, got sizes "
+                             f"{[d.size for d in dims]}")
+        return {**a, "shape": [int(d[0]) for d in dims]}
+    return a
+
+
+def _folding(reference):
+    """A creation op's reference, folding its shape inputs first (the reference executor runs
+    programs unfolded)."""
+    def ref(ins, a):
+        return reference(ins, _creation_fold(a, ins))
+    return ref
+
 
 def _filled_infer(ins, a):
-    return {"Out": [VarInfo(as_shape(a["shape"]), convert_dtype(a["dtype"]))]}
+    # With shape inputs the dims are known when the program runs (the pipeline folds them).
+    if ins.get("ShapeTensor"):
+        given = tuple(ins["ShapeTensor"][0].shape)
+        if len(given) != 1 or given[0] < 0:
+            raise ShapeError(f"the ShapeTensor input must be 1-D of known length, got shape "
+                             f"{list(given)}")
+        shape = (-1,) * given[0]
+    elif ins.get("ShapeTensorList"):
+        shape = (-1,) * len(ins["ShapeTensorList"])
+    else:
+        shape = as_shape(a["shape"])
+    return {"Out": [VarInfo(shape, convert_dtype(a["dtype"]))]}
 
 
 def fill_constant_attrs(shape, dtype, value) -> dict:
     """fill_constant's attributes for `value`, as Paddle writes them: `value` is a float32
-    attribute, so `str_value` carries the exact value (a float64, an int64)."""
+    attribute, so `str_value` carries the exact value (a float64, an int64, a complex number
+    for complex dtypes, whose real part is `value`)."""
     dtype = convert_dtype(dtype)
-    exact = str(int(value)) if dtype_name(dtype).startswith(("int", "uint")) else str(float(value))
+    name = dtype_name(dtype)
+    if name.startswith("complex"):
+        value = complex(value)
+        return {"shape": [int(d) for d in shape], "dtype": int(dtype), "value": value.real,
+                "str_value": str(value)}
+    exact = str(int(value)) if name.startswith(("int", "uint")) else str(float(value))
     return {"shape": [int(d) for d in shape], "dtype": int(dtype), "value": float(value),
             "str_value": exact}
 
 
 def fill_value(a):
-    """fill_constant's value: str_value, when set, carries what a float attr cannot (inf, int64)."""
+    """fill_constant's value: str_value, when set, carries what a float attr cannot (inf, int64,
+    a complex number)."""
     s = a["str_value"]
     if not s:
         return a["value"]
-    try:
-        return int(s)
-    except ValueError:
-        return float(s)
+    for parse in (int, float):
+        try:
+            return parse(s)
+        except ValueError:
+            pass
+    return complex(s)
 
 
 def _fill_ref(ins, a):
@@ -70,7 +115,8 @@ def _fill_run(ins, outs, a, rng):
 
 _define("fill_constant", "extern", ["ValueTensor?", "ShapeTensor?", "ShapeTensorList*?"],
         ["Out"], {"shape": [], "value": 0.0, "dtype": 5, "str_value": "", "force_cpu": False,
-                  "place_type": -1}, _filled_infer, _fill_run, _fill_ref)
+                  "place_type": -1}, _filled_infer, _fill_run, _folding(_fill_ref),
+        shape_inputs=CREATION_SHAPE_INPUTS, fold=_creation_fold)
 
 
 def _draw(out, a, rng, fill) -> None:
@@ -139,11 +185,34 @@ def _truncated_ref(ins, a):
 
 
 _define("uniform_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
-        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5}, _filled_infer, _uniform_run, _uniform_ref,
-        stateful=True)
+        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5}, _filled_infer, _uniform_run,
+        _folding(_uniform_ref), stateful=True, shape_inputs=CREATION_SHAPE_INPUTS,
+        fold=_creation_fold)
 _define("gaussian_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
         {"shape": [], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": 5},
-        _filled_infer, _gaussian_run, _gaussian_ref, stateful=True)
+        _filled_infer, _gaussian_run, _folding(_gaussian_ref), stateful=True,
+        shape_inputs=CREATION_SHAPE_INPUTS, fold=_creation_fold)
+
+def _randint_run(ins, outs, a, rng):
+    _draw(outs["Out"][0], a, rng, lambda t, g: t.random_(a["low"], a["high"], generator=g))
+
+
+def _randint_ref(ins, a):
+    shape, dtype = as_shape(a["shape"]), to_numpy_dtype(a["dtype"])
+    return {"Out": [_np_rng(a).integers(a["low"], a["high"], shape).astype(dtype)]}
+
+
+def _randint_infer(ins, a):
+    if not a["low"] < a["high"]:
+        raise OpError(f"op 'randint': low {a['low']} must be less than high {a['high']}")
+    return _filled_infer(ins, a)
+
+
+# randint: ints drawn uniformly from [low, high); dtype 3 is int64
+_define("randint", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
+        {"shape": [], "low": 0, "high": 0, "seed": 0, "dtype": 3}, _randint_infer, _randint_run,
+        _folding(_randint_ref), stateful=True, shape_inputs=CREATION_SHAPE_INPUTS,
+        fold=_creation_fold)
 # Paddle 3.x: a and b are the cutoff values themselves (default [-2, 2]); its initializer
 # TruncatedNormal(mean, std) keeps those defaults, whatever std is.
 _define("truncated_gaussian_random", "extern", [], ["Out"],

@@ -1,11 +1,12 @@
 """Port of Paddle test/legacy_test/test_concat_op.py: its static-graph API classes.
 
-Kept: TestConcatOpError.test_errors, TestConcatAPI.test_base_api / test_api / test_errors.
+Kept: TestConcatOpError.test_errors, TestConcatAPI.test_base_api / test_api / test_errors,
+TestConcatAPIWithDenseTensorArray (paddle.concat of a tensor array; its CUDAPlace choice is
+CPUPlace here).
 paddle.tensor.fill_constant([1], dtype, v) is written paddle.full([1], v, dtype) (the public 2.x
 name); base.create_lod_tensor is fluid.create_lod_tensor.
 Dropped: the OpTest classes (TestConcatOp*, bf16/fp16, AutoParallel), test_imperative (dygraph),
-TestConcatAPIWithDenseTensorArray (tensor arrays: create_array / array_write, control-flow
-machinery), TestConcatDoubleGradCheck / TripleGradCheck (internal gradient_checker),
+TestConcatDoubleGradCheck / TripleGradCheck (internal gradient_checker),
 TestConcatOpErrorWithPir (PIR only).
 """
 import unittest
@@ -78,6 +79,63 @@ class TestConcatAPI(unittest.TestCase):
 
     def test_errors(self):
         _check_errors(self, False)
+
+
+class TestConcatAPIWithDenseTensorArray(unittest.TestCase):
+    """
+    Test concat api when the input(x) is a DenseTensorArray.
+    """
+
+    def setUp(self):
+        self.axis = 1
+        self.python = paddle.concat
+        self.iter_num = 3
+        self.input_shape = [2, 3]
+        self.x = np.random.random(self.input_shape).astype("float32")
+        self.place = fluid.CPUPlace()
+
+    def set_program(self, use_base_api):
+        paddle.enable_static()
+        if use_base_api:
+            self.program = fluid.Program()
+            with fluid.program_guard(self.program):
+                input = paddle.assign(self.x)
+                tensor_array = paddle.tensor.create_array(dtype='float32')
+                zero = paddle.full([1], 0, "int64")
+
+                for i in range(self.iter_num):
+                    paddle.tensor.array_write(input, zero + i, tensor_array)
+
+                self.out_var = paddle.concat(tensor_array, axis=self.axis)
+        else:
+            self.program = paddle.static.Program()
+            with paddle.static.program_guard(self.program):
+                input = paddle.assign(self.x)
+                tensor_array = paddle.tensor.create_array(
+                    dtype='float32'
+                )  # Api create_array is not supported in paddle 2.0 yet.
+                zero = paddle.zeros(shape=[1], dtype="int64")
+
+                for i in range(self.iter_num):
+                    # Api array_write is not supported in paddle 2.0 yet.
+                    paddle.tensor.array_write(input, zero + i, tensor_array)
+
+                self.out_var = paddle.concat(tensor_array, axis=self.axis)
+
+    def test_base_api(self):
+        self._run_static_mode(use_base_api=True)
+
+    def test_paddle_api(self):
+        self._run_static_mode(use_base_api=False)
+
+    def _run_static_mode(self, use_base_api):
+        self.set_program(use_base_api)
+        self.assertTrue(self.out_var.shape[self.axis] == -1)
+        exe = fluid.Executor(self.place)
+        res = exe.run(self.program, fetch_list=self.out_var)
+        np.testing.assert_array_equal(
+            res[0], np.concatenate([self.x] * self.iter_num, axis=self.axis)
+        )
 
 
 if __name__ == '__main__':

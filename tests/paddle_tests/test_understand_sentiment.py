@@ -1,5 +1,7 @@
-"""Port of the convolution_net case of Paddle test/book/notest_understand_sentiment.py
-(renamed test_ so it is collected; Paddle keeps it out of CI with the notest_ prefix).
+"""Port of the convolution_net and stacked_lstm_net cases of Paddle
+test/book/notest_understand_sentiment.py (renamed test_ so it is collected; Paddle keeps it out
+of CI with the notest_ prefix; stacked_lstm_net is from its 2.x version, whose
+test_stacked_lstm_cpu Paddle skipped "to make CI faster").
 
 Dropped: CUDA and parallel variants, the distributed-transpiler branch, the imdb download
 (paddle.dataset.imdb -> book_data's synthetic separable reviews over a 200-word vocabulary).
@@ -9,6 +11,10 @@ sequence ops (the 1.x embedding dropped the trailing 1; reshape keeps the LoD). 
 create_random_int_lodtensor like the 1.x test (Paddle's paddle.randint there builds a graph
 variable, which cannot be fed in static mode). The loop keeps Paddle's stop condition
 (cost < 0.4 and acc > 0.8, PASS_NUM = 5) and fails if it is never met.
+stacked_lstm_net is written in the 2.x form like convolution_net (fluid.layers.fc / embedding /
+sequence_pool / cross_entropy / accuracy -> paddle.static.nn / paddle.nn); its
+fluid.layers.dynamic_lstm is used where it exists (fluidc) and otherwise built as that layer did
+(Paddle 3.x removed the layer but keeps the lstm op).
 """
 import contextlib
 import math
@@ -35,6 +41,51 @@ def convolution_net(data, label, input_dim, class_dim=2, emb_dim=32, hid_dim=32)
     conv_4 = nets.sequence_conv_pool(input=emb, num_filters=hid_dim, filter_size=4,
                                      act="tanh", pool_type="sqrt")
     prediction = paddle.static.nn.fc(x=[conv_3, conv_4], size=class_dim, activation="softmax")
+    cost = paddle.nn.functional.cross_entropy(input=prediction, label=label, reduction='none',
+                                              use_softmax=False)
+    avg_cost = paddle.mean(cost)
+    accuracy = paddle.static.accuracy(input=prediction, label=label)
+    return avg_cost, accuracy, prediction
+
+
+def _dynamic_lstm_op(input, size, is_reverse=False):
+    """fluid.layers.dynamic_lstm as Paddle 1.x/2.x built it (Paddle 3.x removed the layer but
+    keeps the lstm op): Weight [D, 4D], Bias [1, 7D] with peepholes, (hidden, cell)."""
+    block = paddle.static.default_main_program().current_block()
+    d = size // 4
+    weight = paddle.static.create_parameter([d, 4 * d], input.dtype)
+    bias = paddle.static.create_parameter([1, 7 * d], input.dtype, is_bias=True)
+    outs = {s: block.create_var(dtype=input.dtype)
+            for s in ("Hidden", "Cell", "BatchGate", "BatchCellPreAct")}
+    block.append_op(type="lstm", inputs={"Input": [input], "Weight": [weight], "Bias": [bias]},
+                    outputs={k: [v] for k, v in outs.items()},
+                    attrs={"use_peepholes": True, "is_reverse": is_reverse,
+                           "gate_activation": "sigmoid", "cell_activation": "tanh",
+                           "candidate_activation": "tanh"})
+    return outs["Hidden"], outs["Cell"]
+
+
+dynamic_lstm = getattr(getattr(fluid, "layers", None), "dynamic_lstm", _dynamic_lstm_op)
+
+
+def stacked_lstm_net(data, label, input_dim, class_dim=2, emb_dim=128, hid_dim=512,
+                     stacked_num=3):
+    assert stacked_num % 2 == 1
+    emb = paddle.nn.Embedding(num_embeddings=input_dim, embedding_dim=emb_dim,
+                              sparse=True)(data)
+    emb = paddle.reshape(emb, [-1, emb_dim])
+    fc1 = paddle.static.nn.fc(x=emb, size=hid_dim)
+    lstm1, cell1 = dynamic_lstm(input=fc1, size=hid_dim)
+    inputs = [fc1, lstm1]
+    for i in range(2, stacked_num + 1):
+        fc = paddle.static.nn.fc(x=inputs, size=hid_dim)
+        lstm, cell = dynamic_lstm(input=fc, size=hid_dim, is_reverse=(i % 2) == 0)
+        inputs = [fc, lstm]
+    fc_last = paddle.static.nn.sequence_lod.sequence_pool(input=inputs[0], pool_type='max')
+    lstm_last = paddle.static.nn.sequence_lod.sequence_pool(input=inputs[1],
+                                                            pool_type='max')
+    prediction = paddle.static.nn.fc(x=[fc_last, lstm_last], size=class_dim,
+                                     activation='softmax')
     cost = paddle.nn.functional.cross_entropy(input=prediction, label=label, reduction='none',
                                               use_softmax=False)
     avg_cost = paddle.mean(cost)
@@ -110,6 +161,12 @@ class TestUnderstandSentiment(unittest.TestCase):
         with self.new_program_scope(), tempfile.TemporaryDirectory() as tmp:
             save_dirname = os.path.join(tmp, "understand_sentiment_conv.inference.model")
             train(self.word_dict, convolution_net, save_dirname)
+            infer(self.word_dict, save_dirname)
+
+    def test_stacked_lstm_cpu(self):
+        with self.new_program_scope(), tempfile.TemporaryDirectory() as tmp:
+            save_dirname = os.path.join(tmp, "understand_sentiment_stacked_lstm.inference.model")
+            train(self.word_dict, stacked_lstm_net, save_dirname)
             infer(self.word_dict, save_dirname)
 
 

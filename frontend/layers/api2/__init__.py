@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import builtins  # this module defines Paddle's all, any, max, min and sum
+import numbers
 
 import numpy as np
 
@@ -11,8 +12,8 @@ from .. import activation as _activation
 from .. import conv as _nn_conv
 from .. import nn as _nn
 from .. import tensor as _tensor
-from ..helper import (FLOAT_DTYPES, LayerHelper, append_unary, check_dtype, check_type,
-                      check_variable_and_dtype)
+from ..helper import (FLOAT_DTYPES, ArgumentValueError, LayerHelper, append_unary, check_dtype,
+                      check_type, check_variable_and_dtype, static_inplace)
 from ..nn import _binary
 
 
@@ -140,8 +141,16 @@ def any(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
     return _reduce("reduce_any", x, axis, keepdim, name)
 
 
-def full(shape, fill_value, dtype="float32", name=None):
-    """A tensor of shape filled with fill_value."""
+def full(shape, fill_value, dtype=None, name=None):
+    """A tensor of shape (an int, a list of ints / int Variables, or an int Variable) filled
+    with fill_value (a number or a Variable); dtype None is bool for a bool, complex128 for a
+    complex, else float32, as in Paddle."""
+    check_type(fill_value, "fill_value", (numbers.Number, str, Variable), "full")
+    if dtype is None:
+        dtype = "bool" if isinstance(fill_value, bool) else \
+            "complex128" if isinstance(fill_value, complex) else "float32"
+    if isinstance(shape, (int, np.integer)):
+        shape = [shape]
     return _tensor.fill_constant(shape, dtype, fill_value, name=name)
 
 
@@ -177,9 +186,24 @@ def randn(shape, dtype=None, name=None):
                                    name=name)
 
 
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    """paddle.randint: ints drawn uniformly from [low, high) ([0, low) when high is None);
+    dtype None is int64."""
+    low, high = (0, low) if high is None else (low, high)
+    if low >= high:
+        raise ArgumentValueError(f"randint: low {low} must be less than high {high}")
+    dtype = "int64" if dtype is None else dtype
+    check_dtype(convert_dtype(dtype), "dtype", ("int32", "int64"), "randint")
+    return _tensor._random("randint", _random_shape(shape, "randint"), dtype, 0, low=int(low),
+                           high=int(high))
+
+
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
-    """scale * x + bias."""
+    """scale * x + bias (scale a number or a Variable)."""
     return _nn.scale(x, scale, bias, bias_after_scale, act, name)
+
+
+scale_ = static_inplace(scale, "scale")
 
 
 def cast(x, dtype):

@@ -7,9 +7,11 @@ from ...errors import FluidcError
 from ...framework import Variable, default_main_program
 from .. import activation as _act
 from .. import conv as _conv
+from .. import loss as _loss
 from .. import nn as _nn
 from .. import tensor as _tensor
-from ..helper import (ArgumentValueError, LayerHelper, check_type, check_variable_and_dtype,
+from ..helper import (FLOAT_DTYPES, INT_DTYPES, ArgumentTypeError, ArgumentValueError,
+                      LayerHelper, check_dtype, check_type, check_variable_and_dtype,
                       static_inplace)
 from . import _reduce, add, multiply, reshape, subtract
 
@@ -95,7 +97,14 @@ softmax_ = static_inplace(softmax, "softmax")
 
 
 def log_softmax(x, axis: int = -1, dtype=None, name=None):
-    """log(softmax(x)) along axis, one log_softmax op."""
+    """log(softmax(x)) along axis, one log_softmax op (x cast to dtype first when given). As in
+    Paddle, x must be a float Variable unless a float dtype is given."""
+    if dtype is None:
+        check_variable_and_dtype(x, "x", FLOAT_DTYPES, "log_softmax")
+    else:
+        check_type(x, "x", Variable, "log_softmax")
+        check_dtype(convert_dtype(dtype), "dtype", ("float32", "float64"), "log_softmax",
+                    "If dtype is not None, it only support float32 or float64.")
     return _op("log_softmax", {"X": [_as_dtype(x, dtype)]}, {"axis": int(axis)}, name=name)
 
 
@@ -111,6 +120,7 @@ def linear(x, weight, bias=None, name=None):
 def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
               scale_grad_by_freq=False, name=None):
     """Rows of weight [vocab, dim] picked by ids of any shape: ids.shape + [dim]."""
+    check_variable_and_dtype(x, "input", INT_DTYPES, "embedding")
     if max_norm is not None or scale_grad_by_freq:
         raise FluidcError("embedding: max_norm and scale_grad_by_freq are not supported")
     vocab = weight.shape[0]
@@ -121,11 +131,9 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
                {"padding_idx": pad, "is_sparse": bool(sparse)}, dtype=weight.dtype, name=name)
 
 
-def one_hot(x, num_classes: int, name=None):
-    """float32 one-hot vectors: x.shape + [num_classes]."""
-    return _op("one_hot_v2", {"X": [x]}, {"depth": int(num_classes), "dtype": int(VarType.FP32),
-                                          "allow_out_of_range": False},
-               dtype=VarType.FP32, name=name)
+def one_hot(x, num_classes, name=None):
+    """float32 one-hot vectors: x.shape + [num_classes] (an int, or an int Variable)."""
+    return _loss.one_hot_op("one_hot_v2", x, num_classes, "num_classes", name=name)
 
 
 def _conv_bias(out, bias, data_format: str):
@@ -151,33 +159,49 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
     return _conv_bias(out, bias, data_format)
 
 
-def _pool(kind: str, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format, name):
+def _pool_attrs(kind: str, kernel_size, stride, padding, ceil_mode, exclusive,
+                data_format) -> dict:
+    """pool2d's attributes, the arguments checked in Paddle's order (each bad one a ValueError)."""
     fn = f"{kind}_pool2d"
     _conv._check_format(data_format, fn)
-    paddings, algo = _conv._padding(padding, fn)
     k = _conv._pair(kernel_size, "kernel_size", fn)
     s = k if stride is None else _conv._pair(stride, "stride", fn)
-    return _op("pool2d", {"X": [x]}, {
-        "pooling_type": kind, "ksize": k, "strides": s, "paddings": paddings,
-        "padding_algorithm": algo, "global_pooling": False, "adaptive": False,
-        "ceil_mode": bool(ceil_mode), "exclusive": bool(exclusive), "data_format": data_format,
-        "use_cudnn": True}, name=name)
+    if min(k + s) <= 0:
+        raise ArgumentValueError(f"{fn}: kernel_size {k} and stride {s} must be positive")
+    paddings, algo = _conv._padding(padding, fn, data_format)
+    if algo == "VALID" and ceil_mode:
+        raise ArgumentValueError(f"{fn}: padding 'VALID' takes no ceil_mode (got True)")
+    return {"pooling_type": kind, "ksize": k, "strides": s, "paddings": paddings,
+            "padding_algorithm": algo, "global_pooling": False, "adaptive": False,
+            "ceil_mode": bool(ceil_mode), "exclusive": bool(exclusive),
+            "data_format": data_format, "use_cudnn": True}
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                data_format="NCHW", name=None):
     """Max over kernel_size windows (stride defaults to kernel_size)."""
+    attrs = _pool_attrs("max", kernel_size, stride, padding, ceil_mode, True, data_format)
+    if return_mask and data_format == "NHWC":
+        raise ArgumentValueError("max_pool2d: return_mask=True takes NCHW data only")
     if return_mask:
         raise FluidcError("max_pool2d: return_mask is not supported")
-    return _pool("max", x, kernel_size, stride, padding, ceil_mode, True, data_format, name)
+    return _op("pool2d", {"X": [x]}, attrs, name=name)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCHW", name=None):
-    """Average over kernel_size windows (padding excluded from the count when exclusive)."""
-    if divisor_override is not None:
-        raise FluidcError("avg_pool2d: divisor_override is not supported")
-    return _pool("avg", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format, name)
+    """Average over kernel_size windows (padding excluded from the count when exclusive); with
+    divisor_override, that average times kh * kw / divisor_override, as Paddle computes it."""
+    attrs = _pool_attrs("avg", kernel_size, stride, padding, ceil_mode, exclusive, data_format)
+    out = _op("pool2d", {"X": [x]}, attrs, name=None if divisor_override else name)
+    if divisor_override is None:
+        return out
+    check_type(divisor_override, "divisor_override", (int, float), "avg_pool2d")
+    if divisor_override <= 0:
+        raise ArgumentValueError(f"avg_pool2d: divisor_override must be positive, got "
+                                 f"{divisor_override}")
+    kh, kw = attrs["ksize"]
+    return _nn.scale(out, float(kh * kw) / divisor_override, name=name)
 
 
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
@@ -229,9 +253,9 @@ def _dropout_along(x, p: float, axis, training: bool, mode: str):
         raise ArgumentValueError(f"dropout: axis {axis} must be at most {len(x.shape)} axes "
                                  f"in [0, {len(x.shape)})")
     mask_shape = [x.shape[i] if i in axes else 1 for i in range(len(x.shape))]
-    if any(d < 0 for d in mask_shape):
-        raise FluidcError(f"dropout: the dims of x {list(x.shape)} along axis {axis} must be "
-                          f"known")
+    if any(d < 0 for d in mask_shape):  # dims known when the program runs, as Paddle takes them
+        dims = _tensor.shape(x)
+        mask_shape = [dims[i] if d < 0 else d for i, d in enumerate(mask_shape)]
     scaled = _nn.scale(x, 1.0 / (1.0 - p)) if mode == "upscale_in_train" else x
     return multiply(scaled, _tensor.cast(_keep_mask(mask_shape, p), x.dtype))
 
@@ -344,12 +368,17 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     return reshape(out, spatial) if rank > 2 and reduction == "none" else out
 
 
-def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
-                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
-    """2.x cross entropy: softmax_with_cross_entropy, class weights and Paddle's reductions."""
+def cross_entropy(input, label=None, weight=None, ignore_index=-100, reduction="mean",
+                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None,
+                  *, target=None):
+    """2.x cross entropy: softmax_with_cross_entropy, class weights and Paddle's reductions.
+    `target` is Paddle's alias of label. With label_smoothing eps the labels (one-hot vectors
+    along a new last axis when given as class ids, as Paddle makes them) become soft:
+    (1 - eps) * label + eps / classes."""
+    label = _label_or_target(label, target, "cross_entropy")
     _check_reduction(reduction, "cross_entropy")
     if label_smoothing:
-        raise FluidcError("cross_entropy: label_smoothing is not supported")
+        label, soft_label = _smoothed(input, label, axis, float(label_smoothing)), True
     if soft_label and ignore_index > 0:
         raise FluidcError(f"cross_entropy: ignore_index must be -100 with soft labels, got "
                           f"{ignore_index}")
@@ -380,6 +409,31 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     return _conv.squeeze(loss, [axis]) if squeezed else loss
 
 
+def _label_or_target(label, target, layer: str):
+    """The label argument, also accepted under Paddle's alias `target` (not both)."""
+    if (label is None) == (target is None):
+        raise ArgumentTypeError(f"{layer}() takes the labels as 'label' or as 'target' (one "
+                                f"of them)")
+    return target if label is None else label
+
+
+def _smoothed(input, label, axis: int, epsilon: float):
+    """Paddle's label smoothing: class ids (label of one rank less than input) as one-hot
+    vectors over input's classes, then (1 - epsilon) * label + epsilon / classes in input's
+    dtype."""
+    if not 0.0 <= epsilon <= 1.0:
+        raise ArgumentValueError(f"cross_entropy: label_smoothing must be in [0, 1], got "
+                                 f"{epsilon}")
+    classes = input.shape[axis]
+    if len(label.shape) == len(input.shape) - 1:
+        label = _op("one_hot_v2", {"X": [label]}, {"depth": classes, "dtype": int(input.dtype),
+                                                   "allow_out_of_range": False},
+                    dtype=input.dtype)
+    elif label.dtype != input.dtype:
+        label = _tensor.cast(label, input.dtype)
+    return _nn.scale(label, 1.0 - epsilon, epsilon / classes)
+
+
 def _class_weights(weight, label, input, axis: int, soft_label: bool, ignore_index: int):
     """Each example's weight, shaped like the loss: weight[label] (0 where ignored), or for
     soft labels the label-weighted sum of the class weights."""
@@ -388,8 +442,8 @@ def _class_weights(weight, label, input, axis: int, soft_label: bool, ignore_ind
                               keep_dim=True)
     classes = input.shape[axis]
     if weight.shape[-1] != classes:
-        raise FluidcError(f"cross_entropy: weight has {weight.shape[-1]} classes, input "
-                          f"{classes} along axis {axis}")
+        raise ArgumentValueError(f"cross_entropy: weight has {weight.shape[-1]} classes, "
+                                 f"input {classes} along axis {axis}")
     onehot = _op("one_hot_v2", {"X": [_conv.squeeze(label, [axis])]},
                  {"depth": classes, "dtype": int(weight.dtype), "allow_out_of_range": True},
                  dtype=weight.dtype)
@@ -442,12 +496,15 @@ def normalize(x, p=2, axis: int = 1, epsilon: float = 1e-12, name=None):
 
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
-               name=None):
+               name=None, *, trainable_statistics=False):
     """Per-channel normalization: batch statistics while training (updating the running ones
-    in place), the running statistics otherwise."""
-    if data_format not in ("NCHW", "NHWC", "NC", "NCL", "NLC"):
-        raise FluidcError(f"batch_norm: data_format {data_format!r} is not supported")
-    layout = "NHWC" if data_format in ("NHWC", "NLC") else "NCHW"
+    in place), the running statistics otherwise. trainable_statistics (nn.BatchNorm's, not an
+    argument of Paddle's F.batch_norm) takes batch statistics when not training too."""
+    check_variable_and_dtype(x, "input", ("float16", "bfloat16", "float32", "float64"),
+                             "BatchNorm")
+    if data_format not in ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC"):
+        raise ArgumentValueError(f"batch_norm: data_format {data_format!r} is not supported")
+    layout = "NHWC" if data_format in ("NHWC", "NLC", "NDHWC") else "NCHW"
     helper = LayerHelper("batch_norm", name=name)
     saved_mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
     saved_var = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
@@ -464,16 +521,18 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                      attrs={"momentum": float(momentum), "epsilon": float(epsilon),
                             "is_test": not training, "data_layout": layout,
                             "use_global_stats": bool(use_global_stats),
-                            "trainable_statistics": False})
+                            "trainable_statistics": bool(trainable_statistics)})
     return out
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
     """Normalization over the trailing normalized_shape dims, then weight and bias."""
+    check_variable_and_dtype(x, "input", ("float16", "bfloat16", "float32", "float64"),
+                             "LayerNorm")
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     if list(x.shape[len(x.shape) - len(shape):]) != shape:
-        raise FluidcError(f"layer_norm: normalized_shape {shape} is not the trailing shape of "
-                          f"x {list(x.shape)}")
+        raise ArgumentValueError(f"layer_norm: normalized_shape {shape} is not the trailing "
+                                 f"shape of x {list(x.shape)}")
     helper = LayerHelper("layer_norm", name=name)
     inputs = {"X": [x]}
     if weight is not None:

@@ -11,7 +11,7 @@ from ... import unique_name
 from ...errors import FluidcError
 from ...initializer import Constant, Normal
 from ...param_attr import ParamAttr
-from ..helper import LayerHelper
+from ..helper import ArgumentValueError, LayerHelper
 from . import flatten as _flatten
 from . import functional as F
 
@@ -43,6 +43,24 @@ class Layer:
         return helper.create_parameter(ParamAttr.to_attr(attr), [int(d) for d in shape],
                                        dtype or self._dtype, is_bias, default_initializer)
 
+    def add_parameter(self, name, parameter):
+        """Registers parameter (a Parameter or None) under name and returns it."""
+        from ...framework import Parameter
+        if not isinstance(name, str):
+            raise TypeError(f"The name of parameter should be a string, but received "
+                            f"{type(name).__name__}")
+        if not name or "." in name:
+            raise KeyError(f"The name of parameter can not be empty or contain \".\", "
+                           f"but received {name!r}")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"The parameter '{name}' already exists.")
+        if parameter is not None and not isinstance(parameter, Parameter):
+            raise TypeError(f"The parameter to be added should be a Parameter, but received "
+                            f"{type(parameter).__name__}")
+        self._parameters[name] = parameter
+        object.__setattr__(self, name, parameter)
+        return parameter
+
     def __setattr__(self, name, value):
         from ...framework import Parameter
         if isinstance(value, Parameter):
@@ -52,11 +70,15 @@ class Layer:
         object.__setattr__(self, name, value)
 
     def parameters(self, include_sublayers: bool = True) -> list:
-        """This layer's parameters, then its sub-layers' (each once)."""
-        out = [p for p in self._parameters.values() if p is not None]
-        if include_sublayers:
-            for layer in self._sub_layers.values():
-                out += [p for p in layer.parameters() if all(p is not q for q in out)]
+        """This layer's parameters, then its sub-layers' (each once, also one registered
+        under two names)."""
+        out = []
+        mine = list(self._parameters.values())
+        subs = [p for layer in self._sub_layers.values() for p in layer.parameters()] \
+            if include_sublayers else []
+        for p in mine + subs:
+            if p is not None and all(p is not q for q in out):
+                out.append(p)
         return out
 
     def sublayers(self) -> list:
@@ -216,17 +238,46 @@ class _BatchNormBase(Layer):
         self._args = dict(momentum=momentum, epsilon=epsilon, data_format=data_format,
                           use_global_stats=use_global_stats)
 
+    # BatchNorm1D / 2D / 3D take these data formats and input ranks (Paddle's ValueErrors)
+    _formats: tuple[str, ...] = ()
+    _ranks: tuple[int, ...] = ()
+
     def forward(self, x):
+        fmt, name = self._args["data_format"], type(self).__name__
+        if self._formats and fmt not in self._formats:
+            raise ArgumentValueError(f"{name}: data_format must be one of "
+                                     f"{list(self._formats)}, got {fmt!r}")
+        if self._ranks and hasattr(x, "shape") and len(x.shape) not in self._ranks:
+            ranks = " or ".join(map(str, self._ranks))
+            raise ArgumentValueError(f"{name}: expected an input of {ranks} dims, got shape "
+                                     f"{list(x.shape)}")
         return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
                             training=self.training, **self._args)
 
 
 class BatchNorm2D(_BatchNormBase):
     """Batch normalization of [N, C, H, W] maps per channel."""
+    _formats, _ranks = ("NCHW", "NHWC"), (4,)
 
 
 class BatchNorm1D(_BatchNormBase):
     """Batch normalization of [N, C] or [N, C, L] inputs per channel."""
+    _formats, _ranks = ("NC", "NCL", "NLC"), (2, 3)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCL", use_global_stats=None, name=None) -> None:
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
+
+
+class BatchNorm3D(_BatchNormBase):
+    """Batch normalization of [N, C, D, H, W] volumes per channel."""
+    _formats, _ranks = ("NCDHW", "NDHWC"), (5,)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", use_global_stats=None, name=None) -> None:
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
 
 
 class BatchNorm(_BatchNormBase):
@@ -240,10 +291,12 @@ class BatchNorm(_BatchNormBase):
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
                          use_global_stats)
         self._act, self._is_test = act, is_test
+        self._trainable_statistics = trainable_statistics
 
     def forward(self, x):
         out = F.batch_norm(x, self._mean, self._variance, self.weight, self.bias,
-                           training=self.training and not self._is_test, **self._args)
+                           training=self.training and not self._is_test, **self._args,
+                           trainable_statistics=self._trainable_statistics)
         return LayerHelper("batch_norm").append_activation(out, self._act)
 
 
@@ -312,8 +365,8 @@ class CrossEntropyLoss(Layer):
                           soft_label=soft_label, axis=axis, use_softmax=use_softmax,
                           label_smoothing=label_smoothing)
 
-    def forward(self, input, label):
-        return F.cross_entropy(input, label, **self._args)
+    def forward(self, input, label=None, *, target=None):
+        return F.cross_entropy(input, label, **self._args, target=target)
 
 
 class MSELoss(Layer):
@@ -341,5 +394,5 @@ class L1Loss(Layer):
 __all__ = ["Layer", "Sequential", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "LeakyReLU",
            "Softmax", "LogSoftmax", "ELU", "Softplus", "Hardsigmoid", "Hardswish", "Silu",
            "Swish", "LogSigmoid", "Softsign", "SELU", "Linear", "Conv2D", "MaxPool2D",
-           "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "Embedding",
-           "Dropout", "Flatten", "CrossEntropyLoss", "MSELoss", "L1Loss"]
+           "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm",
+           "Embedding", "Dropout", "Flatten", "CrossEntropyLoss", "MSELoss", "L1Loss"]

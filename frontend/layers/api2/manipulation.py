@@ -1,22 +1,75 @@
-"""The 2.x tensor-manipulation layers: paddle.split, paddle.t, paddle.moveaxis, paddle.reshape_,
-paddle.gather."""
+"""The 2.x tensor-manipulation layers: paddle.split, paddle.slice, paddle.t, paddle.moveaxis,
+paddle.reshape_, paddle.gather."""
 from __future__ import annotations
 
 from ...framework import Variable
 from .. import conv as _conv
 from .. import nn as _nn
-from ..helper import (ALL_DTYPES, LayerHelper, ShapeAssertionError, check_type,
-                      check_variable_and_dtype, static_inplace)
+from ..helper import (ALL_DTYPES, ArgumentValueError, LayerHelper, ShapeAssertionError,
+                      check_type, check_variable_and_dtype, int_list, static_inplace)
+from .shaping import int_list_inputs
 
 # Paddle's gather takes no int8 data.
 _GATHER_DTYPES = ("bool", "float16", "bfloat16", "float32", "float64", "int16", "int32", "int64",
                   "uint8", "complex64", "complex128")
 
 
-def split(x: Variable, num_or_sections, axis: int = 0, name: str | None = None) -> list[Variable]:
+_SPLIT_DTYPES = ("bool", "bfloat16", "float16", "float32", "float64", "int8", "uint8", "int32",
+                 "int64")
+
+
+def split(x: Variable, num_or_sections, axis=0, name: str | None = None) -> list[Variable]:
     """paddle.split: x cut along axis into num equal parts or parts of the given sizes (one may
-    be -1); fluid.layers.split with the 2.x argument names and default axis."""
-    return _conv.split(x, num_or_sections, dim=axis, name=name)
+    be -1); the axis (AxisTensor) and sizes (SectionsTensorList) may be int Variables, read
+    when the program runs."""
+    check_variable_and_dtype(x, "x", _SPLIT_DTYPES, "split")
+    check_type(num_or_sections, "num_or_sections", (int, list, tuple), "split")
+    check_type(axis, "axis", (int, Variable), "split")
+    inputs, attrs = {"X": [x]}, {"num": 0, "sections": []}
+    if isinstance(axis, Variable):  # AxisTensor: read when the program runs
+        check_variable_and_dtype(axis, "axis", ("int32", "int64"), "split")
+        inputs["AxisTensor"], attrs["axis"] = [axis], 0
+    else:
+        attrs["axis"] = axis
+    if isinstance(num_or_sections, int):
+        if num_or_sections <= 0:
+            raise ArgumentValueError(f"split: num_or_sections must be positive, got "
+                                     f"{num_or_sections}")
+        attrs["num"], n = num_or_sections, num_or_sections
+    else:
+        attrs["sections"], tensors = int_list_inputs(num_or_sections, "num_or_sections", "split")
+        n = len(attrs["sections"])
+        if tensors is not None:
+            inputs["SectionsTensorList"] = tensors
+    helper = LayerHelper("split", name=name)
+    outs = [helper.create_variable_for_type_inference(x.dtype) for _ in range(n)]
+    helper.append_op("split", inputs=inputs, outputs={"Out": outs}, attrs=attrs)
+    return outs
+
+
+def slice(input: Variable, axes, starts, ends, name: str | None = None) -> Variable:  # noqa: A001
+    """paddle.slice: input[starts:ends] along axes; fluid.layers.slice with 2.x's name argument.
+    starts / ends may be int Variables (StartsTensor / EndsTensor, read when the program runs)
+    and their list items Variables the program fixes (paddle.full: int_list)."""
+    check_type(axes, "axes", (list, tuple), "slice")
+    check_type(starts, "starts", (list, tuple, Variable), "slice")
+    check_type(ends, "ends", (list, tuple, Variable), "slice")
+    tensors = {}
+    for arg, slot, bounds in (("starts", "StartsTensor", starts), ("ends", "EndsTensor", ends)):
+        if isinstance(bounds, Variable):  # read when the program runs (infer_flags -1)
+            check_variable_and_dtype(bounds, arg, ("int32", "int64"), "slice")
+            tensors[slot] = [bounds]
+    if not tensors:
+        return _conv.slice(input, axes, int_list(starts, "starts", "slice"),
+                           int_list(ends, "ends", "slice"))
+    attrs = {"axes": list(axes), "infer_flags": [-1] * len(axes), "decrease_axis": []}
+    for arg, slot, bounds in (("starts", "StartsTensor", starts), ("ends", "EndsTensor", ends)):
+        attrs[arg] = [-1] * len(axes) if slot in tensors else int_list(bounds, arg, "slice")
+    helper = LayerHelper("slice", name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("slice", inputs={"Input": [input], **tensors}, outputs={"Out": [out]},
+                     attrs=attrs)
+    return out
 
 
 def t(input: Variable, name: str | None = None) -> Variable:

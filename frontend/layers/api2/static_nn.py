@@ -1,10 +1,11 @@
 """paddle.static.nn: the layers that create their own parameters, under 2.x names and rules."""
 from __future__ import annotations
 
+from ...dtypes import convert_dtype
 from ...errors import FluidcError
 from ...param_attr import ParamAttr
 from .. import nn as _nn
-from ..helper import LayerHelper
+from ..helper import FLOAT_DTYPES, LayerHelper, check_dtype, check_variable_and_dtype
 
 
 def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None, name=None):
@@ -16,6 +17,8 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
               param_attr=None, dtype="float32"):
     """Rows of a [vocab, dim] table looked up by ids of any shape: ids.shape + [dim]
     (lookup_table_v2; 1.x's fluid.layers.embedding wants ids ending in 1)."""
+    check_variable_and_dtype(input, "input", ("int64",), "embedding")
+    check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "embedding")
     helper = LayerHelper("embedding")
     vocab = int(size[0])
     if padding_idx is not None and not -vocab <= padding_idx < vocab:

@@ -1,0 +1,6 @@
+"""`python -m fluidc`: the `fluidc` command."""
+import sys
+
+from fluidc.cli import main
+
+sys.exit(main())
