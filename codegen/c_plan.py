@@ -12,7 +12,7 @@ from ..passes.fuse import Concurrent, Extern, MatmulKernel, Step
 from .c import c_type, render_kernel, render_module
 from .c_matmul import render_gemm_helpers, render_matmul
 from .compiler import load_c
-from .kernel import Storage, build_spec, segments
+from .kernel import Storage, build_spec, kernel_header, kernel_names, segments
 
 _log = logger("codegen")
 
@@ -63,6 +63,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
     gemm_dtypes: list = []
+    names = kernel_names(steps)
     for part in segments(steps):
         if isinstance(part, Extern):
             schedule.append(part)
@@ -70,17 +71,18 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
         calls = []
 
         def call(step, orphan: bool = False) -> str:
-            name = f"kernel_{len(kernels)}"
+            name = names[id(step)]
             if isinstance(step, MatmulKernel):
                 spec = render_matmul(step, infos, name, storage)
-                kernels.append(spec.source)
+                source = spec.source
                 gemm_dtypes.append(spec.dtype)
             else:
                 spec = build_spec(step, infos, storage)
-                kernels.append(render_kernel(spec, name, orphan))
+                source = render_kernel(spec, name, orphan)
+            kernels.append(f"/* {name}: {kernel_header(step)} */\n{source}")
             if _log.isEnabledFor(logging.DEBUG):
-                _log.debug("%s over %s: %s, %d lines of C", name, list(step.shape),
-                           " + ".join(op.type for op in step.ops), kernels[-1].count("\n") + 1)
+                _log.debug("%s: %s, %d lines of C", name, kernel_header(step),
+                           kernels[-1].count("\n") + 1)
             args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
                     for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
             return f"{name}({', '.join(args)});"

@@ -9,7 +9,7 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from ..passes.fuse import Concurrent, Kernel, MatmulKernel
+from ..passes.fuse import Concurrent, Extern, Kernel, MatmulKernel, flat_steps, kernel_label
 from ..frontend.ops.expr import ExprBuilder, Node, reachable
 
 Storage = Callable[[str], str]  # var -> the var whose memory it lives in
@@ -146,6 +146,19 @@ def _collapse(loops: list[Loop]) -> list[Loop]:
         else:
             out.append(lp)
     return out
+
+
+def kernel_names(steps: list) -> dict[int, str]:
+    """id(kernel step) -> its function name, 'kernel_5_softmax': its step number as inspect
+    prints it, and what it computes (op types only: no var name reaches generated source)."""
+    return {id(s): f"kernel_{k}_{kernel_label(s)}" for k, (_, s) in enumerate(flat_steps(steps))
+            if not isinstance(s, Extern)}
+
+
+def kernel_header(step) -> str:
+    """The comment text opening a kernel: its source ops in order and its iteration space."""
+    return (f"{' + '.join(op.type for op in step.ops)} over {list(step.shape)}"
+            + (f", reducing axes {list(step.axes)}" if step.axes else ""))
 
 
 def segments(steps: list) -> list:

@@ -14,7 +14,7 @@ from ..frontend.errors import PlaceError
 from ..frontend.ops import VarInfo
 from ..passes.fuse import Concurrent, Extern, Step
 from .compiler import load_py
-from .kernel import Storage, build_spec, segments
+from .kernel import Storage, build_spec, kernel_header, kernel_names, segments
 from .triton import Launch, render_kernel, render_module, render_multi_tensor
 
 
@@ -93,6 +93,7 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo],
     launches: list[Launch] = []
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
+    names = kernel_names(steps)
     for part in segments(steps):
         if isinstance(part, Extern):
             schedule.append(part)
@@ -101,12 +102,16 @@ def generate_triton(steps: list[Step], infos: dict[str, VarInfo],
         for step in part:
             if isinstance(step, Concurrent):  # one launch for all: a multi-tensor kernel
                 specs = [build_spec(k, infos, storage) for k in step.parts]
-                src, launch = render_multi_tensor(specs, f"kernel_{len(kernels)}")
+                # named after its first part's step; the comment lists every part
+                name = names[id(step.parts[0])] + f"_and_{len(step.parts) - 1}"
+                header = "; ".join(kernel_header(k) for k in step.parts)
+                src, launch = render_multi_tensor(specs, name)
                 specs = [sp for sp in specs if sp.numel]
             else:
                 specs = [build_spec(step, infos, storage)]
-                src, launch = render_kernel(specs[0], f"kernel_{len(kernels)}")
-            kernels.append(src)
+                name, header = names[id(step)], kernel_header(step)
+                src, launch = render_kernel(specs[0], name)
+            kernels.append(f"# {name}: {header}\n{src}")
             args = [f"s[{slots.setdefault(buf, len(slots))}]" for sp in specs for buf in sp.buffers]
             if launch is not None:  # zero-size shapes launch nothing
                 launches.append(launch)

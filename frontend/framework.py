@@ -24,6 +24,9 @@ class SeedError(FluidcError, ValueError, TypeError):
 class Variable:
     """A named tensor slot of a Block: shape (-1 for dims fixed by the feed), dtype, LoD level."""
 
+    _made = False  # an op writes it (Block._infer)
+    grad_asked = False
+
     def __init__(self, block: "Block", name: str, shape=None, dtype=None, lod_level: int = 0,
                  persistable: bool = False, stop_gradient: bool = False,
                  type: VarType = VarType.LOD_TENSOR, need_check_feed: bool = False,
@@ -38,6 +41,18 @@ class Variable:
         self.type = type
         self.need_check_feed = need_check_feed
         self.is_data = is_data
+
+    @property
+    def stop_gradient(self) -> bool:
+        return self._stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value) -> None:
+        self._stop_gradient = bool(value)
+        # Cleared once an op has made the var: the user asks for its grad, which Paddle's
+        # append_op (marking a var made from stop_gradient inputs only) would otherwise
+        # deny; append_backward then gives it one even if no parameter lies behind it.
+        self.grad_asked = not value and self._made
 
     @property
     def program(self) -> "Program":
@@ -214,24 +229,6 @@ def _attr_str(v: Any) -> str:
     return repr(v) if isinstance(v, str) else str(v)
 
 
-# Ops whose outputs' stop_gradient Paddle's append_op leaves as they are.
-_OWN_STOP_GRADIENT = frozenset({"conditional_block", "conditional_block_grad", "pylayer",
-                                "pylayer_grad", "while", "while_grad"})
-
-
-def _flat_vars(args: dict) -> list:
-    return [x for v in args.values() for x in (v if isinstance(v, (list, tuple)) else [v])
-            if isinstance(x, Variable)]
-
-
-def _pass_stop_gradient(inputs: dict, outputs: dict) -> None:
-    """Variable outputs stop gradients when no Variable input lets them through (names,
-    as backward's grad ops pass them, count as stopping)."""
-    if all(v.stop_gradient is not False for v in _flat_vars(inputs)):
-        for v in _flat_vars(outputs):
-            v.stop_gradient = True
-
-
 def _to_names(v) -> list[str]:
     if v is None:
         return []
@@ -343,17 +340,14 @@ class Block:
                 v = self._find_var_recursive(name)
                 if v is None:
                     raise OpError(f"op '{desc.type}' writes var '{name}', which block {self.idx} lacks")
+                v._made = True
                 if i < len(infos) and not v.persistable and not v.is_data:
                     v.shape, v.dtype = tuple(infos[i].shape), infos[i].dtype
                     v.lod_level = max(v.lod_level, infos[i].lod_level)
 
     def append_op(self, type: str, inputs=None, outputs=None, attrs=None, **_: Any) -> Operator:
-        """Append an op after checking its slots and attributes; output shapes are inferred.
-        As Paddle's append_op, an op none of whose Variable inputs has stop_gradient False
-        (control flow aside) gives its Variable outputs stop_gradient True."""
+        """Append an op after checking its slots and attributes; output shapes are inferred."""
         op = self._make_op(type, inputs, outputs, attrs)
-        if type not in _OWN_STOP_GRADIENT:
-            _pass_stop_gradient(inputs or {}, outputs or {})
         self.ops.append(op)
         self.program._bump()
         return op

@@ -154,12 +154,14 @@ def _record_role_var(block: Block, param: str, grad: str) -> None:
 
 def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
                 inputs: list[str] | None) -> set:
-    """The float var versions given a grad. On the path to the targets, as Paddle's op path:
-    back from the targets through the ops making each var, but not past a no_grad var.
-    With named inputs (gradients), those on a path from them; else (append_backward), as
-    Paddle, every var on it not in no_grad (stop_gradient vars are: append_op passes
-    stop_gradient on, so a var gets a grad from ops alone only when some input lets it
-    through or the user cleared its stop_gradient)."""
+    """The float var versions given a grad: on the path to the targets (as Paddle's op path:
+    back from the targets through the ops making each var, not past a no_grad var) and on a
+    path from a differentiable source: the named inputs, or (inputs None) every leaf that is
+    not stop_gradient. A var made by ops that read nothing (uniform_random, fill_constant)
+    counts as a leaf, as in Paddle. With inputs None, a var whose stop_gradient the user
+    cleared after it was made (`grad_asked`) gets one too, as Paddle's backward gives every
+    var on the path that is not stop_gradient (its append_op marks vars made only from
+    stop_gradient inputs, fluidc's reachability stands for that)."""
     on_path, stack = set(targets), list(targets)
     while stack:
         node = stack.pop()
@@ -177,8 +179,14 @@ def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
         name = g.nodes[node]["name"]
         if name in no_grad or not is_float(block.var(name).dtype):
             continue
-        if sources is None or name in sources or any(
-                v in needs for p in g.predecessors(node) for v in g.predecessors(p)):
+        producers = list(g.predecessors(node))
+        if sources is not None and name in sources:
+            needs.add(node)
+        elif all(g.in_degree(p) == 0 for p in producers):
+            if sources is None and not block.var(name).stop_gradient:
+                needs.add(node)
+        elif any(v in needs for p in producers for v in g.predecessors(p)) or (
+                sources is None and block.var(name).grad_asked):
             needs.add(node)
     return needs
 
@@ -235,10 +243,17 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
             _drop_unneeded_outputs(gop, need_names)
             if not gop.output_arg_names:
                 continue
-            for n in gop.input_arg_names:
-                if n.endswith(GRAD_SUFFIX) and n not in available and n not in forward:
-                    grad_ops.append((_zeros_like(n), frozenset({_forward_name(n)})))
-                    available.add(n)
+            grads_in = [n for n in gop.input_arg_names
+                        if n.endswith(GRAD_SUFFIX) and n not in forward]
+            missing = [n for n in grads_in if n not in available]
+            if missing and len(missing) == len(grads_in):
+                # As Paddle's backward: a grad op none of whose input grads is made (a loss
+                # on lstm's Cell alone: lstm_grad reads Hidden@GRAD only) is dropped, and so
+                # gives no grads; partly made input grads are zeros.
+                continue
+            for n in missing:
+                grad_ops.append((_zeros_like(n), frozenset({_forward_name(n)})))
+                available.add(n)
             available.update(gop.output_arg_names)
             grad_ops.append((gop, forward))
     grad_ops = [(gop, forward) for k, (gop, forward) in enumerate(grad_ops)

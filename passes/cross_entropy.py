@@ -36,6 +36,7 @@ def expand_cross_entropy(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[O
     out: list[OpDesc] = []
     hoisted: list[OpDesc] = []  # the constants, put first: no kernel is split by them
     made: dict[tuple, str] = {}  # one var per distinct constant
+    source: OpDesc | None = None  # the op being expanded: the emitted ops' origin
 
     def emit(op_type: str, inputs: dict, attrs: dict | None = None, name: str | None = None) -> str:
         """Append op_type writing `name` (a new temporary if None); its info goes in infos."""
@@ -45,7 +46,8 @@ def expand_cross_entropy(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[O
         if name is None:
             name = namer(info)
         infos[name] = info
-        out.append(OpDesc(op_type, inputs, {"Out": [name]}, attrs))
+        out.append(OpDesc(op_type, inputs, {"Out": [name]}, attrs,
+                          callsite=source.callsite, origin=source.origin or source.type))
         return name
 
     def constant(value: np.ndarray) -> str:
@@ -64,6 +66,7 @@ def expand_cross_entropy(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[O
                 constant(np.zeros(1, to_numpy_dtype(infos[values].dtype))))
 
     for op in ops:
+        source = op
         if op.type == "softmax_with_cross_entropy" and _fits(op, infos, "Logits"):
             x, label = op.input("Logits")[0], op.input("Label")[0]
             index, ignore, zero = constants(op, x)

@@ -5,20 +5,12 @@ import json
 
 from ..frontend.dtypes import dtype_name
 from ..frontend.framework import Program
-from .fuse import Concurrent, Extern, MatmulKernel
+from .fuse import Extern, MatmulKernel, flat_steps
 from .pipeline import LoweredProgram
 
 
 def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _flat(lowered: LoweredProgram) -> list[tuple[int | None, object]]:
-    """(concurrent group or None, step) for every kernel and extern, in order."""
-    out = []
-    for g, step in enumerate(lowered.steps):
-        out += [(g, k) for k in step.parts] if isinstance(step, Concurrent) else [(None, step)]
-    return out
 
 
 def program_dot(program: Program) -> str:
@@ -36,7 +28,7 @@ def program_dot(program: Program) -> str:
 def steps_dot(lowered: LoweredProgram) -> str:
     """The compiled steps: each kernel a cluster of the ops fused into it, externs as boxes."""
     lines = ["digraph compiled {", "  rankdir=TB;", "  compound=true;", "  node [fontsize=10];"]
-    for k, (_, step) in enumerate(_flat(lowered)):
+    for k, (_, step) in enumerate(flat_steps(lowered.steps)):
         if isinstance(step, Extern):
             lines.append(f"  s{k} [shape=box, style=filled, fillcolor=lightblue, "
                          f"label={_quote('extern ' + step.op.type)}];")
@@ -61,7 +53,7 @@ def steps_dot(lowered: LoweredProgram) -> str:
 def steps_summary(lowered: LoweredProgram) -> dict:
     """Steps, buffers and reuse as plain data (the JSON format)."""
     steps = []
-    for group, step in _flat(lowered):
+    for group, step in flat_steps(lowered.steps):
         if isinstance(step, Extern):
             steps.append({"kind": "extern", "op": step.op.type,
                           "inputs": step.op.input_arg_names, "outputs": step.op.output_arg_names})

@@ -82,6 +82,29 @@ class Concurrent:
 Step = Kernel | MatmulKernel | Extern | Concurrent
 
 
+def flat_steps(steps: list[Step]) -> list[tuple[int | None, "Fused | Extern"]]:
+    """(index of its Concurrent group or None, step) for every kernel and library call, in run
+    order: the step numbers inspect prints and kernel names carry."""
+    out = []
+    for g, step in enumerate(steps):
+        out += [(g, k) for k in step.parts] if isinstance(step, Concurrent) else [(None, step)]
+    return out
+
+
+def kernel_label(step: Fused) -> str:
+    """What a kernel computes, for its name: the ops its ops came from (softmax, not its
+    reduce_max ...), 'elementwise_' dropped, up to about 40 characters: 'add_relu'. Op types
+    only — never var names — so equal kernels of different programs share a cache entry."""
+    label = ""
+    for name in dict.fromkeys((op.origin or op.type).removeprefix("elementwise_")
+                              for op in step.ops):
+        longer = f"{label}_{name}" if label else name
+        if label and len(longer) > 40:
+            return label + "_etc"
+        label = longer
+    return label
+
+
 def run_concurrently(steps: list[Step], graph) -> list[Step]:
     """Runs of pointwise kernels (no extern between) regrouped into levels of independent
     kernels: each kernel joins the level after the last one it depends on in the scheduler

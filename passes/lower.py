@@ -71,6 +71,7 @@ def lower_ops(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
             subs = opdef.lower(op, infos, namer)
             for sub in subs:
                 sub.attrs = get_op_def(sub.type).complete_attrs(sub.attrs)
+                sub.origin, sub.callsite = op.origin or op.type, op.callsite
             work.extend(reversed(subs))
         else:
             out.append(op)

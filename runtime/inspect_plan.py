@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..frontend.dtypes import dtype_name
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Program, Variable, default_main_program
 from ..passes import export
@@ -43,13 +44,24 @@ class PlanView:
 
     @functools.cached_property
     def source(self) -> str:
-        """The generated kernels (C or Triton), as the executor builds them; nothing compiled."""
+        """The generated kernels (C or Triton), as the executor builds them (nothing compiled),
+        after a legend naming the var each slot s[i] of the segments holds. The legend is for
+        readers only: var names never enter compiled source."""
         if self.backend == "triton":
             from ..codegen.triton_plan import generate_triton as generate
+            comment = "# {}"
         else:
             from ..codegen.c_plan import generate_c as generate
-        return generate(self.lowered.steps, self.lowered.infos, self.lowered.storage,
-                        load=False).source
+            comment = "/* {} */"
+        module = generate(self.lowered.steps, self.lowered.infos, self.lowered.storage,
+                          load=False)
+        legend = [comment.format("slots of the segments' table s[], by the var stored there:")]
+        for storage, slot in sorted(module.slots.items(), key=lambda kv: kv[1]):
+            info = self.lowered.infos.get(storage)
+            what = f" {dtype_name(info.dtype)} {list(info.shape)}" if info else ""
+            name = ascii(storage).replace("*/", "*\\/")
+            legend.append(comment.format(f"  s[{slot}] = {name}{what}"))
+        return "\n".join(legend) + "\n" + module.source
 
     def to_text(self, listing: str | None = None) -> str:
         """The program (or `listing` of it) and its compiled steps, one line per step."""

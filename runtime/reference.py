@@ -12,6 +12,7 @@ from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.checks import check_attrs, check_index_values
 from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR, LOD_ATTR, grad_name
+from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
 from ..passes.control_flow import (attach_blocks, forward_block, grad_block_outputs,
                                    has_sub_blocks, sub_block, unversioned)
@@ -81,14 +82,18 @@ def _store(op: OpDesc, outs: dict, values: dict) -> None:
     LOD_ATTR: ops reading LoD, the LoD-splitting ops), else the LoD of its first input that
     has one, for outputs of that input's rows (as Paddle's ops share their input's LoD)."""
     lods = outs.get(LOD_ATTR)
-    src = next((values[lod_key(n)] for n in op.input_arg_names if lod_key(n) in values), None)
+    src = next((values[lod_key(n)] for n in op.input_arg_names if lod_key(n) in values
+                and not isinstance(values[lod_key(n)], list)), None)
     for slot, names in op.outputs.items():
         for i, (n, arr) in enumerate(zip(names, outs.get(slot, []))):
             if n == "@EMPTY@":
                 continue
-            values[n] = arr if isinstance(arr, list) else np.asarray(arr)
+            values[n] = arr if isinstance(arr, (list, RankTable)) else np.asarray(arr)
             lod = (lods.get(slot) or [None] * (i + 1))[i] if lods is not None else src
-            if lod and np.ndim(values[n]) and lod[-1][-1] == np.shape(values[n])[0]:
+            if isinstance(arr, list) and lod is not None:  # an array: its entries' LoDs
+                values[lod_key(n)] = list(lod)
+            elif lod and not isinstance(arr, (list, RankTable)) and np.ndim(values[n]) and \
+                    lod[-1][-1] == np.shape(values[n])[0]:
                 values[lod_key(n)] = tuple(tuple(level) for level in lod)
             else:
                 values.pop(lod_key(n), None)
@@ -313,15 +318,17 @@ class ReferencePlan:
                         values[lod_key(n)] = tuple(map(tuple, holder._tensor._lod))
             run_op(op, values, self.rng)
         for n in self.persistable:
-            if n in values and not isinstance(values[n], list):
+            if n in values and not isinstance(values[n], (list, RankTable)):
                 tensor = scope.var(n)._tensor
                 tensor._t = to_torch(np.array(values[n], copy=True))
                 tensor.set_lod(values.get(lod_key(n), ()))
         out = []
         for n in self.fetches:
             arr = values[n] if n in values else scope.find_var(n)._tensor.numpy()
-            out.append([_fetched(a, return_numpy) for a in arr] if isinstance(arr, list)
-                       else _fetched(arr, return_numpy, values.get(lod_key(n))))
+            lod = values.get(lod_key(n))
+            out.append([_fetched(a, return_numpy, entry) for a, entry in
+                        zip(arr, lod or [None] * len(arr))] if isinstance(arr, list)
+                       else _fetched(arr, return_numpy, lod))
         return out  # an array: a list, as Paddle's
 
 

@@ -24,12 +24,12 @@ from .registry import LOD_ATTR, OpDef, OpDesc, VarInfo, grad_name, register, slo
 LEVEL_ATTRS = {"level": 0}
 
 
-def _lod_of(a: dict, slot: str):
+def lod_of(a: dict, slot: str):
     lods = a.get(LOD_ATTR, {}).get(slot) or [None]
     return lods[0]
 
 
-def _units(x: np.ndarray, lod, level: int, op: str) -> list[tuple[int, int, list]]:
+def units(x: np.ndarray, lod, level: int, op: str) -> list[tuple[int, int, list]]:
     """Each unit's absolute row range and its LoD below (one list of lengths per level from
     `level` on, empty where X has no LoD)."""
     if not lod:
@@ -47,7 +47,7 @@ def _units(x: np.ndarray, lod, level: int, op: str) -> list[tuple[int, int, list
     return units
 
 
-def _joined_lod(units: list) -> tuple | None:
+def joined_lod(units: list) -> tuple | None:
     """The offset levels of the units' LoDs put one after another."""
     if not units or not units[0][2]:
         return None
@@ -71,22 +71,22 @@ def _mask(m, n: int, lod, op: str) -> np.ndarray:
 
 def _split_ref(ins, a, outs=None):
     x = np.asarray(ins["X"][0])
-    lod = _lod_of(a, "X")
-    units = _units(x, lod, int(a["level"]), "split_lod_tensor")
+    lod = lod_of(a, "X")
+    units = units(x, lod, int(a["level"]), "split_lod_tensor")
     mask = _mask(ins["Mask"][0], len(units), lod, "split_lod_tensor")
     got, lods = {}, {}
     for slot, want in (("OutTrue", True), ("OutFalse", False)):
         part = [u for u, m in zip(units, mask) if m == want]
         rows = [x[s:e] for s, e, _ in part]
         got[slot] = [np.concatenate(rows) if rows else np.zeros((0,) + x.shape[1:], x.dtype)]
-        lods[slot] = [_joined_lod(part)]
+        lods[slot] = [joined_lod(part)]
     return {**got, LOD_ATTR: lods}
 
 
 def _merge_ref(ins, a, outs=None):
     x = np.asarray(ins["X"][0])
-    lod = _lod_of(a, "X")
-    units = _units(x, lod, int(a["level"]), "merge_lod_tensor")
+    lod = lod_of(a, "X")
+    units = units(x, lod, int(a["level"]), "merge_lod_tensor")
     mask = _mask(ins["Mask"][0], len(units), lod, "merge_lod_tensor")
     parts = {True: ins["InTrue"][0], False: ins["InFalse"][0]}
     given = [np.asarray(p) for p in parts.values() if p is not None]

@@ -40,6 +40,8 @@ class OpDesc:
     # Where the user's code made the op ("fc() at train.py:12"; Paddle's op_callstack, kept out
     # of attrs so it never reaches files or kernel-cache keys); errors about the op quote it.
     callsite: str | None = field(default=None, compare=False, repr=False)
+    # The op a lowered op came from (softmax for its reduce_max, ...): kernel names use it.
+    origin: str | None = field(default=None, compare=False, repr=False)
 
     def input(self, slot: str) -> list[str]:
         """The var names bound to input `slot` (empty if unbound)."""

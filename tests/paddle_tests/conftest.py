@@ -13,11 +13,9 @@ import pytest
 
 KNOWN_GAPS = {
     # per-op ports: elementwise_mul / cast / where
-    # per-op ports: top_k_v2 / split / expand_v2 / unsqueeze2 / slice / pool2d
+    # per-op ports: slice
     'test_slice_op.py::TestSliceAPI::test_1':
         "x[minus_3:3, 0:100, :, 2:-1] (a slice bound that is a 0-d int Variable) raises IndexError \"indexing Variable 'x' with slice(var fill_constant_1.tmp_0 ...): fluidc takes ints, slices of ints, None and Ellipsis\"; the paddle.slice calls (int / constant-Variable / fed StartsTensor, EndsTensor bounds) build",
-    'test_pool2d_api.py::TestPool2D_API::test_pool2d':
-        "F.max_pool2d(..., return_mask=True) raises FluidcError 'max_pool2d: return_mask is not supported' (no max_pool2d_with_index op); the other 8 checks of test_pool2d pass",
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -179,13 +179,29 @@ def _pool_attrs(kind: str, kernel_size, stride, padding, ceil_mode, exclusive,
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                data_format="NCHW", name=None):
-    """Max over kernel_size windows (stride defaults to kernel_size)."""
+    """Max over kernel_size windows (stride defaults to kernel_size). With return_mask, also
+    each maximum's position h * W + w in its input plane (max_pool2d_with_index, NCHW only;
+    Paddle's op takes symmetric explicit paddings, 'SAME' / 'VALID' as zero padding)."""
     attrs = _pool_attrs("max", kernel_size, stride, padding, ceil_mode, True, data_format)
-    if return_mask and data_format == "NHWC":
+    if not return_mask:
+        return _op("pool2d", {"X": [x]}, attrs, name=name)
+    if data_format == "NHWC":
         raise ArgumentValueError("max_pool2d: return_mask=True takes NCHW data only")
-    if return_mask:
-        raise FluidcError("max_pool2d: return_mask is not supported")
-    return _op("pool2d", {"X": [x]}, attrs, name=name)
+    p = attrs["paddings"] if attrs["padding_algorithm"] == "EXPLICIT" else [0, 0]
+    if len(p) == 4:
+        if p[0] != p[1] or p[2] != p[3]:
+            raise ArgumentValueError(f"max_pool2d: return_mask=True takes the same padding "
+                                     f"before and after each dim, got {p}")
+        p = [p[0], p[2]]
+    helper = LayerHelper("max_pool2d_with_index", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    mask = helper.create_variable_for_type_inference(VarType.INT32, stop_gradient=True)
+    helper.append_op("max_pool2d_with_index", inputs={"X": [x]},
+                     outputs={"Out": [out], "Mask": [mask]},
+                     attrs={"ksize": attrs["ksize"], "strides": attrs["strides"], "paddings": p,
+                            "global_pooling": False, "adaptive": False,
+                            "ceil_mode": bool(ceil_mode)})
+    return out, mask
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
