@@ -26,6 +26,7 @@ from .frontend.layers.compare import (equal, greater_equal, greater_than, increm
                                       logical_or, not_equal)
 from .frontend.layers.api2.manipulation import gather, moveaxis, reshape_, slice, split, t  # noqa: A004
 from .frontend.layers.api2.search import where
+from .frontend.layers.api2.crop_shard import crop, shard_index
 from .frontend.layers.api2.shaping import (expand, squeeze, squeeze_, stack, topk, unsqueeze,
                                            unsqueeze_)
 from .frontend.param_attr import ParamAttr

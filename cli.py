@@ -110,7 +110,8 @@ def example_program(name: str):
 
 
 def _load_target(target: str):
-    """(program, feed names, fetch names) from an example name or a saved inference model."""
+    """(program, feed names, fetch names) from an example name or a saved model (an inference
+    model, or a training program saved with paddle.static.save / save_persistables ...)."""
     if target in EXAMPLES:
         main, _, feeds, fetches = example_program(target)
         return main, [v.name for v in feeds], [v.name for v in fetches]
@@ -118,9 +119,10 @@ def _load_target(target: str):
     if not (Path(target).exists() or Path(target + ".pdmodel").exists()):
         raise SystemExit(f"fluidc: '{target}' is neither an example ({', '.join(EXAMPLES)}) "
                          f"nor a saved model")
-    from fluidc.runtime.io import read_inference_model
-    program, feeds, fetches = read_inference_model(target)
-    return program, feeds, fetches
+    from fluidc.runtime.inspect_plan import program_targets
+    from fluidc.runtime.io import read_program
+    program = read_program(target)
+    return (program, *program_targets(program))
 
 
 def _strategy(passes: str | None):
@@ -149,11 +151,10 @@ def inspect(args: argparse.Namespace) -> int:
         text = view.to_json()
     elif args.format == "dot":
         text = view.to_dot()
-    elif args.format == "svg":
-        try:
-            text = view.to_svg()
-        except FluidcError as e:
-            raise SystemExit(f"fluidc: {e}") from None
+    elif args.format in ("svg", "png"):
+        if args.format == "png" and not args.output:
+            raise SystemExit("fluidc: --format png writes a file: give -o PATH")
+        text = view.to_svg() if args.format == "svg" else view.to_png()
     elif target in EXAMPLES:
         text = view.to_text()
     else:  # a saved model: its vars with sizes, and its ops, as for any file
@@ -182,10 +183,11 @@ def _is_checkpoint(path) -> bool:
         and not path.with_suffix(".pdmodel").exists())
 
 
-def _emit(text: str, output: str | None) -> None:
+def _emit(text: str | bytes, output: str | None) -> None:
     if output:
         from pathlib import Path
-        Path(output).write_text(text)
+        path = Path(output)
+        path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
     else:
         print(text)
 
@@ -284,8 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--batch", type=_positive_int, default=1, help="size of -1 dims")
         p.add_argument("-o", "--output", help="write to this file instead of stdout")
         if name == "inspect":
-            p.add_argument("--format", choices=("text", "json", "dot", "svg"), default="text",
-                           help="how to print it")
+            p.add_argument("--format", choices=("text", "json", "dot", "svg", "png"),
+                           default="text", help="how to print it (dot needs pydot: the viz "
+                                                "extra; svg and png also Graphviz's `dot`)")
         p.add_argument("--backend", choices=("c", "triton"), default="c",
                        help="the code the executor builds for CPUPlace (c) or CUDAPlace (triton)")
         p.set_defaults(func=func)

@@ -1,4 +1,12 @@
-"""Compile time of the MLP training program (784-512-512-10, softmax cross-entropy, Adam).
+"""Compile time of training programs, and the first run of a small one.
+
+- MLP training program (784-512-512-10, softmax cross-entropy, Adam): cold and warm, below;
+- deep MLP (`deep_mlp`): N residual blocks of layer_norm, fc(64) + relu and an add, a softmax
+  loss and Adam (50 blocks: 760 ops), batch 32, cold and warm at 10/25/50/100 blocks
+  (targets at 50: cold < 1.5 s, warm < 0.1 s; growth should be linear in the blocks);
+- first run of fit_a_line (fc(13 -> 1), square error, mean, SGD; batch 20) in a new process
+  with an empty cache: the first exe.run against the steady step (target: at most
+  2 x steady + 50 ms: it runs on tier 0 while the library compiles, runtime/tiered.py).
 
 Each figure comes from a NEW Python process (subprocess), so nothing is cached in memory:
 - cold: FLUIDC_CACHE_DIR is a fresh empty directory; the figure is the first exe.run of the
@@ -23,6 +31,72 @@ from typing import Optional
 COLD_TARGET_S = 3.0
 WARM_TARGET_S = 0.3
 CHILD_TIMEOUT_S = 600
+DEEP_BLOCKS = (10, 25, 50, 100)
+DEEP_COLD_TARGET_S = 1.5  # at 50 blocks
+DEEP_WARM_TARGET_S = 0.1
+FIRST_RUN_SLACK_S = 0.05  # first run target: 2 x steady + this
+
+_DEEP_CHILD = r"""
+import json, sys, time
+import numpy as np
+import fluidc
+from fluidc.bench.compile_time import deep_mlp
+main, startup, loss = deep_mlp(int(sys.argv[1]))
+exe, scope = fluidc.Executor(fluidc.CPUPlace()), fluidc.Scope()
+exe.run(startup, scope=scope)
+rng = np.random.default_rng(0)
+feed = {"x": rng.standard_normal((32, 64), dtype=np.float32),
+        "y": rng.integers(0, 10, (32, 1)).astype(np.int64)}
+runs = []
+for _ in range(4):
+    t0 = time.perf_counter()
+    exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    runs.append(time.perf_counter() - t0)
+print("RESULT" + json.dumps({"runs_s": runs, "ops": len(main.global_block().ops)}))
+"""
+
+_FIRST_RUN_CHILD = r"""
+import json, time
+import numpy as np
+import fluidc as fluid
+main, startup = fluid.Program(), fluid.Program()
+with fluid.program_guard(main, startup):
+    x = fluid.data(name="x", shape=[-1, 13], dtype="float32")
+    y = fluid.data(name="y", shape=[-1, 1], dtype="float32")
+    loss = fluid.layers.mean(fluid.layers.square_error_cost(fluid.layers.fc(x, 1), y))
+    fluid.optimizer.SGD(learning_rate=1e-3).minimize(loss)
+exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+exe.run(startup, scope=scope)
+rng = np.random.default_rng(0)
+feed = {"x": rng.standard_normal((20, 13)).astype(np.float32),
+        "y": rng.standard_normal((20, 1)).astype(np.float32)}
+runs = []
+t_end = time.perf_counter() + 3.0  # past the background compile: steady steps at the end
+while time.perf_counter() < t_end or len(runs) < 200:
+    t0 = time.perf_counter()
+    exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    runs.append(time.perf_counter() - t0)
+print("RESULT" + json.dumps({"runs_s": [runs[0]] + runs[-100:]}))
+"""
+
+
+def deep_mlp(blocks: int, width: int = 64):
+    """The deep MLP training program: (main, startup, loss)."""
+    import fluidc as fluid
+
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 1
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="x", shape=[width], dtype="float32")
+        y = fluid.layers.data(name="y", shape=[1], dtype="int64")
+        h = x
+        for _ in range(blocks):
+            z = fluid.layers.fc(fluid.layers.layer_norm(h, begin_norm_axis=1), width, act="relu")
+            h = fluid.layers.elementwise_add(h, z)
+        logits = fluid.layers.fc(h, 10)
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
+        fluid.optimizer.Adam(learning_rate=1e-3).minimize(loss)
+    return main, startup, loss
 
 _FLUIDC_CHILD = r"""
 import json, sys, time
@@ -112,6 +186,62 @@ def _fluidc_rows(repeat: int, verbose: bool) -> list[dict]:
                                       f"target < {WARM_TARGET_S:g} s")]
 
 
+def _deep_rows(repeat: int, verbose: bool) -> list[dict]:
+    """Cold and warm compiles of the deep MLP at each size (a fresh cache dir per round)."""
+    base_env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    rows = []
+    for blocks in DEEP_BLOCKS:
+        cold, warm = [], []
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory(prefix="fluidc_bench_cache_") as cache:
+                env = {**base_env, "FLUIDC_CACHE_DIR": cache}
+                cold.append(_child(_DEEP_CHILD, env, (str(blocks),)))
+                warm.append(_child(_DEEP_CHILD, env, (str(blocks),)))
+        ops = cold[0]["ops"]
+        if verbose:
+            print(f"  [compile] deep MLP {blocks} blocks ({ops} ops): cold "
+                  f"{statistics.median(d['compile_s'] for d in cold):.3f}s, warm "
+                  f"{statistics.median(d['compile_s'] for d in warm):.3f}s", flush=True)
+        for name, samples, limit in (("cold", cold, DEEP_COLD_TARGET_S),
+                                     ("warm", warm, DEEP_WARM_TARGET_S)):
+            row = _row(f"fluidc {name} {blocks} blocks", samples,
+                       f"deep MLP, {ops} ops, new process, {name} cache")
+            row["bench"] = "compile deep MLP train program"
+            if blocks == 50:
+                row["targets"] = [{"target": f"deep MLP 50 blocks: {name} compile < {limit:g} s",
+                                   "value": row["median_us"] / 1e6,
+                                   "value_min": row["min_us"] / 1e6,
+                                   "met": row["median_us"] / 1e6 < limit}]
+            rows.append(row)
+    return rows
+
+
+def _first_run_rows(repeat: int, verbose: bool) -> list[dict]:
+    """fit_a_line's first run in a new process with an empty cache, against its steady step."""
+    samples = []
+    for _ in range(repeat):
+        with tempfile.TemporaryDirectory(prefix="fluidc_bench_cache_") as cache:
+            env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "FLUIDC_CACHE_DIR": cache}
+            d = _child(_FIRST_RUN_CHILD, env)
+        d["first_s"], d["steady_s"] = d["runs_s"][0], statistics.median(d["runs_s"][1:])
+        del d["runs_s"]
+        samples.append(d)
+    first = statistics.median(d["first_s"] for d in samples)
+    steady = statistics.median(d["steady_s"] for d in samples)
+    limit = 2 * steady + FIRST_RUN_SLACK_S
+    if verbose:
+        print(f"  [compile] fit_a_line first run {first * 1e3:.1f} ms, steady "
+              f"{steady * 1e6:.0f} us (target < {limit * 1e3:.1f} ms)", flush=True)
+    s = [d["first_s"] * 1e6 for d in samples]
+    return [{"bench": "first run of fit_a_line", "competitor": "fluidc first run",
+             "median_us": statistics.median(s), "min_us": min(s), "max_us": max(s),
+             "repeat": len(s), "number": 1, "setup_s": 0.0,
+             "note": f"new process, empty cache; steady step {steady * 1e6:.0f} us",
+             "detail": {k: [round(d[k], 6) for d in samples] for k in samples[0]},
+             "targets": [{"target": "fit_a_line first run < 2 x steady + 50 ms",
+                          "value": first, "value_min": min(s) / 1e6, "met": first < limit}]}]
+
+
 def _torch_rows(repeat: int, verbose: bool, threads: int) -> list[dict]:
     try:
         import torch  # noqa: F401
@@ -160,4 +290,4 @@ def run(repeat: int | None = None, verbose: bool = True, with_torch: bool = True
                                        f"{limit:g} s", "value": r["median_us"] / 1e6,
                              "value_min": r["min_us"] / 1e6,
                              "met": r["median_us"] / 1e6 < limit}]
-    return rows
+    return rows + _deep_rows(repeat or 3, verbose) + _first_run_rows(repeat or 3, verbose)

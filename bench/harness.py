@@ -46,6 +46,15 @@ class _Live:
     setup_s: float = 0.0
 
 
+def torch_or_skip():
+    """torch, or Skip naming why a bench row cannot run without it."""
+    try:
+        import torch
+    except ImportError as e:  # pragma: no cover - torch is a fluidc dependency
+        raise Skip(f"torch not importable ({e})") from e
+    return torch
+
+
 def _describe(exc: BaseException) -> str:
     msg = str(exc).strip().splitlines()
     first = msg[0] if msg else ""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .harness import Competitor, Skip, add_target, run_bench
+from .harness import Competitor, add_target, run_bench, torch_or_skip
 
 SIZES = (784, 512, 512, 10)
 TRAIN_BATCH = 256
@@ -73,17 +73,9 @@ class FluidcMLP:
         return out
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError as e:  # pragma: no cover - torch is a fluidc dependency
-        raise Skip(f"torch not importable ({e})") from e
-    return torch
-
-
 def torch_mlp(weights: list[np.ndarray]):
     """nn.Sequential of the same MLP, loaded with fluidc's weights (transposed to [out, in])."""
-    torch = _torch()
+    torch = torch_or_skip()
     layers = []
     for i, (n_in, n_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
         lin = torch.nn.Linear(n_in, n_out)
@@ -95,7 +87,7 @@ def torch_mlp(weights: list[np.ndarray]):
 
 
 def _torch_train_step(model, x: np.ndarray, y: np.ndarray):
-    torch = _torch()
+    torch = torch_or_skip()
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y.reshape(-1))
     loss_fn = torch.nn.functional.cross_entropy
@@ -134,7 +126,7 @@ def _train_competitors() -> list[Competitor]:
         return _torch_train_step(torch_mlp(FluidcMLP().weights()), x, y)
 
     def compiled():
-        torch = _torch()
+        torch = torch_or_skip()
         return _torch_train_step(torch.compile(torch_mlp(FluidcMLP().weights())), x, y)
 
     return [
@@ -157,7 +149,7 @@ def _infer_competitors() -> list[Competitor]:
 
     def torch_infer(compile_: bool):
         def setup():
-            torch = _torch()
+            torch = torch_or_skip()
             model = torch_mlp(FluidcMLP().weights()).eval()
             if compile_:
                 model = torch.compile(model)

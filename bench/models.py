@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from .harness import Competitor, Skip, run_bench
+from .harness import Competitor, Skip, run_bench, torch_or_skip
 
 MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests",
                       "fixtures", "models")
@@ -32,17 +32,9 @@ def batch(name: str, n: int, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(seed).standard_normal((n, *SHAPE[name]), dtype=np.float32)
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError as e:  # pragma: no cover - torch is a fluidc dependency
-        raise Skip(f"torch not importable ({e})") from e
-    return torch
-
-
 def torch_model(name: str):
     """The fixture's architecture as a torch function of one tensor, with its weights."""
-    torch = _torch()
+    torch = torch_or_skip()
     F = torch.nn.functional
     from fluidc.runtime import io as rio
     w = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in rio.load(_prefix(name)).items()}
@@ -66,7 +58,7 @@ def torch_model(name: str):
 def torch_transformer_block(x, w: dict, act=None):
     """The fixture's post-norm encoder block in torch, weights `w` by Paddle's names; the
     feed-forward activation is gelu unless `act` says otherwise."""
-    torch = _torch()
+    torch = torch_or_skip()
     F = torch.nn.functional
     act = act or F.gelu
     b, s, d = x.shape
@@ -112,7 +104,7 @@ def _competitors(name: str) -> list[Competitor]:
 
     def torch_(compile_: bool):
         def setup():
-            torch = _torch()
+            torch = torch_or_skip()
             fn = torch_model(name)
             fn = torch.compile(fn) if compile_ else fn
 

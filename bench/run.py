@@ -1,7 +1,7 @@
 """Run fluidc's benchmarks and print one table.
 
-    python bench/run.py [overhead|mlp|kernels|chain|arith|softmax|layer_norm|compile|models|memory
-                         |all ...] [--json out.json] [--png chart.png] [--repeat N]
+    python bench/run.py [overhead|mlp|cnn|kernels|chain|arith|softmax|layer_norm|compile|models
+                         |memory|batches|all ...] [--json out.json] [--png chart.png] [--repeat N]
     python -m bench ...            (from the repo root; same arguments)
 
 Competitors of a bench run side by side in one process with their repeats interleaved, so
@@ -27,8 +27,8 @@ import time
 from .harness import format_table, format_targets, write_json
 
 KERNELS = ("chain", "arith", "softmax", "layer_norm")  # bench/kernels.py's workloads
-BENCHES = ("overhead", "mlp", "kernels", "compile", "models", "memory")
-CHOICES = (*BENCHES, *KERNELS)
+BENCHES = ("overhead", "mlp", "cnn", "kernels", "compile", "models", "memory")
+CHOICES = (*BENCHES, *KERNELS, "batches")  # batches (2,000 plans) only when named
 
 
 def _setup_threads(threads: int | None) -> dict:
@@ -106,9 +106,22 @@ def main(argv: list[str] | None = None, prog: str = "bench") -> int:
                   f"torch loss {[round(v, 5) for v in p['torch_loss']]}, "
                   f"max |diff| {p['max_abs_diff']:.2e}", flush=True)
         rows += mlp_train.run(args.repeat, verbose)
+    if "cnn" in selected:
+        from . import cnn_train
+        meta["cnn_parity"] = cnn_train.parity()
+        if verbose:
+            p = meta["cnn_parity"]
+            print(f"  [cnn parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
+                  f"torch loss {[round(v, 5) for v in p['torch_loss']]}, max |diff| "
+                  f"{p['max_abs_diff']:.2e}, inference max |diff| "
+                  f"{p['infer_max_abs_diff']:.2e}", flush=True)
+        rows += cnn_train.run(args.repeat, verbose)
     if workloads:
         from . import kernels
         rows += kernels.run(args.repeat, verbose, workloads)
+    if "batches" in selected:
+        from . import batch_sizes
+        rows += batch_sizes.run(args.repeat, verbose)
     if "compile" in selected:
         from . import compile_time
         rows += compile_time.run(args.repeat, verbose, not args.no_torch_compile_time,

@@ -1,6 +1,7 @@
 """The C backend: the ops-handler printer for C and the kernel and plan-module renderers."""
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import jinja2
 import numpy as np
 
 from ..frontend.ops.expr import Node, reachable
+from .dynamic_batch import BATCH
 from .kernel import KernelSpec, row_schedule
 
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates" / "c"),
@@ -23,6 +25,7 @@ _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 PARALLEL_MIN = 1 << 15
 
 
+@functools.lru_cache(maxsize=None)  # asked per buffer and node: numpy's dtype names are slow
 def c_type(dtype) -> str:
     """The C type holding one element of a numpy dtype."""
     name = np.dtype(dtype).name
@@ -172,8 +175,9 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
     loops, and values over the whole shape are stored in a last inner pass. An `orphan`
     (pointwise) kernel shares out its loop with `omp for nowait`, called in a parallel region.
     """
-    params = [f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
-              for i, (d, w) in enumerate(zip(spec.dtypes, spec.written))]
+    params = [f"const int64_t {BATCH}"] + [
+        f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
+        for i, (d, w) in enumerate(zip(spec.dtypes, spec.written))]
     loop_vars = [f"i{k}" for k in range(len(spec.loops))]
     index = {}
     for op_i in range(len(spec.operands)):

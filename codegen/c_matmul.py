@@ -12,6 +12,7 @@ from ..frontend.ops import VarInfo
 from ..passes.fuse import Kernel, MatmulKernel
 from ..passes.matmul import gemm_layout
 from .c import _ENV, CPrinter, c_type
+from .dynamic_batch import BATCH
 from .kernel import Storage, build_spec
 
 # Products below this many multiply-adds run on one thread: starting the others costs more.
@@ -64,8 +65,9 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     outputs = {storage(n) for n in step.outputs}
     written = [b in outputs for b in buffers]
     dtypes = [to_numpy_dtype(infos[b].dtype) for b in buffers]
-    params = [f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
-              for i, (d, w) in enumerate(zip(dtypes, written))]
+    params = [f"const int64_t {BATCH}"] + [
+        f"{'' if w else 'const '}{c_type(d)} *restrict b{i}"
+        for i, (d, w) in enumerate(zip(dtypes, written))]
 
     m_dims = tuple(step.shape[:-1])
     index, ref, row_lines = {}, {}, []

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import logging
+import os
 from dataclasses import dataclass, field
 
 from ..frontend.logs import logger
@@ -11,7 +12,8 @@ from ..frontend.ops import VarInfo
 from ..passes.fuse import Concurrent, Extern, MatmulKernel, Step
 from .c import c_type, render_kernel, render_module
 from .c_matmul import render_gemm_helpers, render_matmul
-from .compiler import load_c
+from .compiler import is_built
+from .dynamic_batch import BATCH, library_source, load_library
 from .kernel import Storage, build_spec, kernel_header, kernel_names, segments
 
 _log = logger("codegen")
@@ -29,16 +31,28 @@ class CModule:
     schedule: list[str | Extern]
     slots: dict[str, int]  # storage -> index in the segments' pointer table
     lib: ctypes.CDLL | None = field(default=None, repr=False)
+    # The translation units compiled (concurrently) and linked into the library: `source` cut
+    # into pieces (split_units); empty when `source` is compiled whole.
+    units: tuple[str, ...] = ()
+    # The batch size the source is rendered for (slot 0 of the table holds it, read as `nb`);
+    # None where the plan has no batch dim. Libraries are shared across sizes (dynamic_batch).
+    batch: int | None = None
 
     def load(self) -> "CModule":
         """Compile (or find in the cache) and load the library, if there is any kernel."""
         if any(isinstance(s, str) for s in self.schedule):
-            self.lib = load_c(self.source)
+            self.lib = load_library(self.source, self.batch, self.units)
         return self
 
+    def built(self) -> bool:
+        """Whether load() has its library without compiling (a template's, or its own)."""
+        return is_built(*library_source(self.source, self.batch, self.units))
+
     def new_table(self):
-        """The pointer table the segments read their buffers from."""
-        return (ctypes.c_void_p * max(1, len(self.slots)))()
+        """The pointer table the segments read their buffers from (slot 0: the batch size)."""
+        table = (ctypes.c_void_p * (len(self.slots) + 1))()
+        table[0] = self.batch or 0
+        return table
 
     @staticmethod
     def set_slot(table, slot: int, tensor) -> None:
@@ -54,12 +68,14 @@ class CModule:
 
 
 def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = str,
-               load: bool = True) -> CModule:
+               load: bool = True, batch: int | None = None) -> CModule:
     """Render every kernel; consecutive kernels share one segment (one call from Python).
     Slots are storages: `storage` maps each var to the one it lives in. load=False: the
-    source only, nothing compiled (inspection)."""
+    source only, nothing compiled (inspection). `batch`: the plan's batch size (the leading
+    dim of its feeds), whose library may then be shared with other sizes."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
+    defined: dict[str, str] = {}  # a kernel's code (its name left out) -> the kernel defining it
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
     gemm_dtypes: list = []
@@ -73,19 +89,27 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
         def call(step, orphan: bool = False) -> str:
             name = names[id(step)]
             if isinstance(step, MatmulKernel):
-                spec = render_matmul(step, infos, name, storage)
+                spec = render_matmul(step, infos, _NAME, storage)
                 source = spec.source
                 gemm_dtypes.append(spec.dtype)
             else:
                 spec = build_spec(step, infos, storage)
-                source = render_kernel(spec, name, orphan)
-            kernels.append(f"/* {name}: {kernel_header(step)} */\n{source}")
+                source = render_kernel(spec, _NAME, orphan)
+            # Kernels of equal code (repeated layers) are compiled once; the others are aliases.
+            first = defined.setdefault(source, name)
+            if first == name:
+                kernels.append(f"/* {name}: {kernel_header(step)} */\n"
+                               f"{source.replace(_NAME, name)}")
+            else:
+                kernels.append(f"/* {name}: {kernel_header(step)}: the code of {first} */\n"
+                               f"#define {name} {first}")
             if _log.isEnabledFor(logging.DEBUG):
                 _log.debug("%s: %s, %d lines of C", name, kernel_header(step),
                            kernels[-1].count("\n") + 1)
-            args = [f"({'' if w else 'const '}{c_type(d)} *)s[{slots.setdefault(b, len(slots))}]"
+            args = [f"({'' if w else 'const '}{c_type(d)} *)"
+                    f"s[{slots.setdefault(b, len(slots) + 1)}]"  # slot 0: the batch
                     for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
-            return f"{name}({', '.join(args)});"
+            return f"{name}({', '.join([BATCH] + args)});"
 
         for step in part:
             if isinstance(step, Concurrent):
@@ -94,13 +118,52 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
                 calls += ["    " + call(k, orphan=True) for k in step.parts] + ["}"]
             else:
                 calls.append(call(step))
+        calls.insert(0, f"const int64_t {BATCH} = (int64_t)(intptr_t)s[0];")
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
     helpers = render_gemm_helpers(list(dict.fromkeys(gemm_dtypes)))
     source = render_module(kernels, rendered, helpers)
     if _log.isEnabledFor(logging.DEBUG):
-        _log.debug("module: %d kernels in %d segments, %d library calls, %d lines of C",
-                   len(kernels), len(rendered), len(schedule) - len(rendered),
-                   source.count("\n") + 1)
-    module = CModule(source, schedule, slots)
+        _log.debug("module: %d kernels (%d distinct) in %d segments, %d library calls, %d lines "
+                   "of C", len(kernels), len(defined), len(rendered),
+                   len(schedule) - len(rendered), source.count("\n") + 1)
+    module = CModule(source, schedule, slots, units=split_units(kernels, rendered, helpers),
+                     batch=batch)
     return module.load() if load else module
+
+
+# Where a kernel's name goes in its rendered code, until it is known whether the code is new.
+_NAME = "fluidc_kernel_name_"
+# Each unit holds at least this many bytes of kernel code (a module with less is one unit):
+# a compiler process's start (~80 ms) costs more than sharing less work saves.
+UNIT_MIN_BYTES = 32_000
+MAX_UNITS = 8
+_HIDDEN = '__attribute__((visibility("hidden"))) '
+
+
+def split_units(kernels: list[str], segments: list[dict], helpers: list[str]) -> tuple[str, ...]:
+    """The module as translation units to compile at once: the kernels dealt into one unit per
+    core (by size), made extern but hidden in the library, and a last unit declaring them with
+    the aliases and segments. () where one unit is as fast (little code, one core).
+    (The segments alone cost about what a kernel unit does: put in one, they made it the
+    slowest, measured.)"""
+    code = [k for k in kernels if "\n#define " not in k]
+    n = min(os.cpu_count() or 1, MAX_UNITS, len(code), sum(map(len, code)) // UNIT_MIN_BYTES)
+    if n < 2:
+        return ()
+    parts: list[list[str]] = [[] for _ in range(n)]
+    sizes = [0] * n
+    for k in sorted(code, key=len, reverse=True):  # largest first, each to the lightest unit
+        i = sizes.index(min(sizes))
+        parts[i].append(k.replace("\nstatic void ", "\n" + _HIDDEN + "void ", 1))
+        sizes[i] += len(k)
+    protos = [_HIDDEN + _signature(k) + ";" for k in code]
+    aliases = [k for k in kernels if "\n#define " in k]
+    return tuple([render_module(p, [], helpers) for p in parts]
+                 + [render_module(protos + aliases, segments, [])])
+
+
+def _signature(kernel: str) -> str:
+    """`void name(params)` of a rendered kernel (its parameters hold no parentheses)."""
+    start = kernel.index("\nstatic void ") + len("\nstatic ")
+    return kernel[start:kernel.index(")", start) + 1]

@@ -75,9 +75,12 @@ _pinned: list[ctypes.CDLL] = []  # the OpenMP runtime, never unloaded once a ker
 _OPENMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
 _trim_state: dict[str, list] = {}  # cache dir -> [estimated bytes or None, entries written]
 
-_ENTRY = re.compile(r"^(k_[0-9a-f]{32})\.(?:so|c|meta)$|^(t_[0-9a-f]{32})\.py$")
+# Kernel libraries (k_: .so, its .c and sidecar), Triton modules (t_), plans (p_: the lowered
+# program and module of runtime/plan_cache.py, and its sidecar).
+_ENTRY = re.compile(r"^(k_[0-9a-f]{32})\.(?:so|c|meta)$|^(t_[0-9a-f]{32})\.py$"
+                    r"|^(p_[0-9a-f]{32})\.(?:pkl|meta)$")
 _BUILD_DIR = re.compile(r"^build_[a-z0-9_]{8}$")  # tempfile.mkdtemp(prefix="build_")
-_TEMP_FILE = re.compile(r"^\.[kt]_[0-9a-f]{32}\.(?:so|c|meta|py)\.[a-z0-9_]{8}\.tmp$")
+_TEMP_FILE = re.compile(r"^\.[ktp]_[0-9a-f]{32}\.(?:so|c|meta|py|pkl)\.[a-z0-9_]{8}\.tmp$")
 
 
 def cache_dir() -> Path:
@@ -198,20 +201,22 @@ def _cpuinfo() -> str:
     return "; ".join(f"{k}: {v}" for k, v in sorted(seen.items()))
 
 
-def c_key(source: str, cc: str) -> str:
-    """The cache key of a C library: source, compiler, target instruction set, flags."""
-    return source_key(source, cc, compiler_id(cc), target_isa(cc), *COMPILE_FLAGS, *LINK_FLAGS,
-                      CACHE_FORMAT)
+def c_key(source: str, cc: str, units: tuple[str, ...] = ()) -> str:
+    """The cache key of a C library: source (and the units it is compiled as), compiler, target
+    instruction set, flags."""
+    return source_key(source, *units, cc, compiler_id(cc), target_isa(cc), *COMPILE_FLAGS,
+                      *LINK_FLAGS, CACHE_FORMAT)
 
 
 # -- C libraries ---------------------------------------------------------------------------------
-def load_c(source: str) -> ctypes.CDLL:
+def load_c(source: str, units: tuple[str, ...] = ()) -> ctypes.CDLL:
     """The library built from `source`: from this process, from the disk cache (verified), or
-    compiled now."""
+    compiled now, from `units` (translation units compiled concurrently, then linked) if
+    given, else from `source` as one unit."""
     cc = find_compiler()
     if cc is None:
         raise CompileError("no C compiler found (set CC, or install gcc)")
-    key = c_key(source, cc)
+    key = c_key(source, cc, units)
 
     def make(d: Path) -> ctypes.CDLL:
         so = d / f"k_{key}.so"
@@ -225,16 +230,25 @@ def load_c(source: str) -> ctypes.CDLL:
                 _log.debug("found %s on disk", so)
                 return lib
         start = time.perf_counter()
-        size = _build(cc, source, d, so, key)
-        _log.debug("built %s: %d lines of C compiled in %.2f s", so, source.count("\n"),
-                   time.perf_counter() - start)
+        size = _build(cc, source, units or (source,), d, so, key)
+        _log.debug("built %s: %d lines of C in %d units compiled in %.2f s", so,
+                   source.count("\n"), max(1, len(units)), time.perf_counter() - start)
         try:
             lib = _open(so)
         except OSError as e:
             raise CompileError(f"the kernel library just built cannot be loaded: {e}") from e
-        _wrote(d, size, keep=so.stem)
+        wrote(d, size, keep=so.stem)
         return lib
     return _once(key, make)
+
+
+def is_built(source: str, units: tuple[str, ...] = ()) -> bool:
+    """Whether load_c(source, units) has its library without compiling (loaded, or on disk)."""
+    cc = find_compiler()
+    if cc is None:
+        return False
+    key = c_key(source, cc, units)
+    return key in _loaded or verify_entry(cache_dir() / f"k_{key}.so", key)
 
 
 def _once(key: str, make):
@@ -255,13 +269,20 @@ def _once(key: str, make):
 def verify_entry(so: Path, key: str) -> bool:
     """Whether `so` is what was built under `key`: its sidecar names the key, and the file has
     the size and SHA-256 recorded there. Empty, truncated, garbage or swapped files fail."""
+    return verified_bytes(so, key) is not None
+
+
+def verified_bytes(path: Path, key: str) -> bytes | None:
+    """The bytes of the entry file `path` if they are what was written under `key` (see
+    verify_entry), else None."""
     try:
-        meta = json.loads(so.with_suffix(".meta").read_text())
-        data = so.read_bytes()
+        meta = json.loads(path.with_suffix(".meta").read_text())
+        data = path.read_bytes()
     except (OSError, ValueError, UnicodeDecodeError):
-        return False
-    return (isinstance(meta, dict) and meta.get("key") == key and meta.get("size") == len(data)
-            and meta.get("sha256") == hashlib.sha256(data).hexdigest())
+        return None
+    ok = (isinstance(meta, dict) and meta.get("key") == key and meta.get("size") == len(data)
+          and meta.get("sha256") == hashlib.sha256(data).hexdigest())
+    return data if ok else None
 
 
 def _open(so: Path) -> ctypes.CDLL:
@@ -293,17 +314,35 @@ def _dlclose(handle: int) -> None:
         pass
 
 
-def _build(cc: str, source: str, d: Path, so: Path, key: str) -> int:
-    """Compile `source` into `so` (and its sidecar); returns the bytes the entry takes."""
+def _build(cc: str, source: str, units: tuple[str, ...], d: Path, so: Path, key: str) -> int:
+    """Compile `units` (all at once, a compiler process each) and link them into `so`, with
+    `source` and the sidecar beside it; returns the bytes the entry takes."""
     with tempfile.TemporaryDirectory(dir=d, prefix="build_") as tmp:
-        src, obj, out = Path(tmp) / "k.c", Path(tmp) / "k.o", Path(tmp) / "k.so"
-        src.write_text(source)
-        for cmd in ([cc, *COMPILE_FLAGS, "-c", str(src), "-o", str(obj)],
-                    [cc, str(obj), "-o", str(out), *LINK_FLAGS]):
-            r = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if r.returncode != 0:
-                raise CompileError(f"compiling generated C failed ({' '.join(cmd[:2])} ...):\n"
-                                   f"{r.stderr[-4000:]}")
+        objs, procs = [], []
+        try:
+            for i, unit in enumerate(units):
+                src, obj = Path(tmp) / f"k{i}.c", Path(tmp) / f"k{i}.o"
+                src.write_text(unit)
+                cmd = [cc, *COMPILE_FLAGS, "-c", str(src), "-o", str(obj)]
+                procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                                    stderr=subprocess.PIPE, text=True)))
+                objs.append(str(obj))
+            for cmd, p in procs:
+                _, err = p.communicate()
+                if p.returncode != 0:
+                    raise CompileError(f"compiling generated C failed ({' '.join(cmd[:2])} "
+                                       f"...):\n{err[-4000:]}")
+        finally:
+            for _, p in procs:  # a failed unit's siblings are not left running
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        out = Path(tmp) / "k.so"
+        cmd = [cc, *objs, "-o", str(out), *LINK_FLAGS]
+        r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if r.returncode != 0:
+            raise CompileError(f"linking generated C failed ({' '.join(cmd[:2])} ...):\n"
+                               f"{r.stderr[-4000:]}")
         with open(out, "rb") as f:
             data = f.read()
             os.fsync(f.fileno())  # on disk before it is renamed into place
@@ -344,7 +383,7 @@ def load_py(source: str) -> ModuleType:
         mod = importlib.util.module_from_spec(spec)
         exec(compile(source, str(path), "exec"), mod.__dict__)  # noqa: S102 - our own codegen
         if not ok:
-            _wrote(d, _on_disk(len(data)), keep=path.stem)
+            wrote(d, _on_disk(len(data)), keep=path.stem)
         return mod
     return _once(key, make)
 
@@ -358,19 +397,23 @@ def _touch(path: Path) -> None:
         pass
 
 
-def _wrote(d: Path, nbytes: int, keep: str) -> None:
-    """Count a new entry; rescan and trim the directory when it may be over its bound."""
+def wrote(d: Path, nbytes: int, keep: str) -> None:
+    """Count a new entry (of `nbytes` on disk, its stem `keep`); rescan and trim the directory
+    when it may be over its bound. Under the cache's lock: plans are written by compile threads
+    too (runtime/tiered.py)."""
     limit = cache_max_bytes()
-    state = _trim_state.setdefault(str(d), [None, 0])
-    state[1] += 1
-    if state[0] is not None:
-        state[0] += nbytes
-    if state[0] is None or state[1] >= _RESCAN_EVERY or (limit is not None and state[0] > limit):
-        try:
-            state[0] = trim_cache(d, limit, keep=(keep,))
-        except OSError:
-            state[0] = None
-        state[1] = 0
+    with _lock:
+        state = _trim_state.setdefault(str(d), [None, 0])
+        state[1] += 1
+        if state[0] is not None:
+            state[0] += nbytes
+        if state[0] is None or state[1] >= _RESCAN_EVERY or (limit is not None
+                                                             and state[0] > limit):
+            try:
+                state[0] = trim_cache(d, limit, keep=(keep,))
+            except OSError:
+                state[0] = None
+            state[1] = 0
 
 
 def trim_cache(d: Path | None = None, limit: int | None = None, keep=()) -> int:
@@ -393,7 +436,7 @@ def trim_cache(d: Path | None = None, limit: int | None = None, keep=()) -> int:
             st = e.stat(follow_symlinks=False)
         except OSError:
             continue
-        g = entries.setdefault(m.group(1) or m.group(2), [0, 0.0, []])
+        g = entries.setdefault(m.group(1) or m.group(2) or m.group(3), [0, 0.0, []])
         g[0] += file_bytes(st)
         g[1] = max(g[1], st.st_mtime, st.st_atime)
         g[2].append(e.path)

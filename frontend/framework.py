@@ -12,6 +12,7 @@ from .dtypes import VarType, convert_dtype, dtype_name
 from .callsite import user_callsite
 from .errors import FluidcError, OpError, name_op
 from .ops import OpDesc, VarInfo, get_op_def, grad_name
+from .ops.control_flow import BLOCK_ATTRS
 from .ops.registry import EMPTY_VAR
 
 _program_serial = itertools.count()
@@ -476,6 +477,7 @@ class Program:
         if for_test:
             p._is_test = True
             if pruned:
+                _drop_unreached_blocks(p)
                 _drop_unused_vars(p)
         return p
 
@@ -491,6 +493,30 @@ def _is_training_op(op: Operator) -> bool:
     role = op.desc.attrs.get("op_role", 0)
     # Paddle's OpRole: Backward = 1, Optimize = 2, Loss = 256 (or-ed with Forward = 0).
     return bool(int(role) & 0x3) or op.type.endswith("_grad")
+
+
+def _drop_unreached_blocks(program: Program) -> None:
+    """clone(for_test) keeps the blocks block 0's remaining ops reach through their sub_block
+    attrs (the grad blocks of dropped backward ops go), renumbered in order, as Paddle's
+    prune_backward does."""
+    reached, frontier = {0}, [0]
+    while frontier:
+        for op in program.blocks[frontier.pop()].ops:
+            for attr in BLOCK_ATTRS:
+                idx = op.desc.attrs.get(attr)
+                if idx is not None and idx not in reached:
+                    reached.add(idx)
+                    frontier.append(idx)
+    new_idx = {old: new for new, old in enumerate(sorted(reached))}
+    program.blocks = [b for b in program.blocks if b.idx in reached]
+    for b in program.blocks:
+        b.idx = new_idx[b.idx]
+        b.parent_idx = new_idx.get(b.parent_idx, -1)
+        b.forward_block_idx = new_idx.get(b.forward_block_idx, -1)
+        for op in b.ops:
+            for attr in BLOCK_ATTRS:
+                if attr in op.desc.attrs:
+                    op.desc.attrs[attr] = new_idx[op.desc.attrs[attr]]
 
 
 def _drop_unused_vars(program: Program) -> None:

@@ -1,10 +1,13 @@
 """paddle.nn: the layer classes, the functional ops and the initializers, for static programs."""
 from ..frontend.layers.api2.layer import (  # noqa: F401
-    ELU, GELU, SELU, AvgPool2D, BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, Conv2D,
-    CrossEntropyLoss, Dropout, Embedding, Flatten, Hardsigmoid, Hardswish, L1Loss, Layer,
+    ELU, GELU, SELU, AvgPool2D, BatchNorm, Bilinear, BatchNorm1D, BatchNorm2D, BatchNorm3D, Conv2D, Conv3D,
+    Conv2DTranspose, Conv3DTranspose,
+    CrossEntropyLoss, Dropout, Embedding, Flatten, GroupNorm, Hardsigmoid, Hardswish,
+    InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, L1Loss, Layer,
     LayerNorm, LeakyReLU, Linear, LogSigmoid, LogSoftmax, MaxPool2D, MSELoss, ReLU, ReLU6, Sequential, Sigmoid, Silu,
     Softmax, Softplus, Softsign, Swish, Tanh)
 from ..frontend.layers.api2 import layer  # noqa: F401 (paddle.nn.layer.AvgPool2D, ...)
+from ..frontend.layers.api2.spectral_norm import SpectralNorm  # noqa: F401
 from . import functional, initializer, loss  # noqa: F401
 from . import clip  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401

@@ -1,9 +1,11 @@
 """paddle.nn.functional, re-exported from the layers."""
 from ..frontend.layers.api2.functional import (  # noqa: F401
-    adaptive_avg_pool2d, alpha_dropout, avg_pool2d, binary_cross_entropy,
-    binary_cross_entropy_with_logits, conv2d, cosine_similarity, cross_entropy, dropout, dropout2d,
-    dropout3d, elu, embedding, gelu, hardsigmoid, hardswish, l1_loss, leaky_relu, linear,
-    log_sigmoid, log_softmax, max_pool2d, mse_loss, nll_loss, normalize, one_hot, relu, relu6, selu, sigmoid, silu, softmax, softmax_, batch_norm,
+    adaptive_avg_pool2d, alpha_dropout, avg_pool2d, bilinear, binary_cross_entropy,
+    binary_cross_entropy_with_logits, conv2d, conv2d_transpose, conv3d, conv3d_transpose,
+    cosine_similarity, cross_entropy, dropout, dropout2d,
+    dropout3d, elu, embedding, gelu, group_norm, hardsigmoid, hardswish, instance_norm, l1_loss,
+    leaky_relu, linear,
+    log_sigmoid, log_softmax, lp_pool2d, max_pool2d, mse_loss, nll_loss, normalize, one_hot, relu, relu6, selu, sigmoid, silu, softmax, softmax_, batch_norm,
     layer_norm, softmax_with_cross_entropy, softplus, softsign, square_error_cost, swish, tanh)
 
 

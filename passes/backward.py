@@ -162,14 +162,16 @@ def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
     cleared after it was made (`grad_asked`) gets one too, as Paddle's backward gives every
     var on the path that is not stop_gradient (its append_op marks vars made only from
     stop_gradient inputs, fluidc's reachability stands for that)."""
-    on_path, stack = set(targets), list(targets)
+    on_path, stack = set(targets), list(targets)  # stack: var versions to walk back from
     while stack:
-        node = stack.pop()
-        for op in g.predecessors(node):
-            for v in [op, *g.predecessors(op)]:
+        for op in g.predecessors(stack.pop()):
+            if op in on_path:
+                continue
+            on_path.add(op)
+            for v in g.predecessors(op):
                 if v not in on_path:
                     on_path.add(v)
-                    if g.nodes[v]["kind"] != "var" or g.nodes[v]["name"] not in no_grad:
+                    if g.nodes[v]["name"] not in no_grad:
                         stack.append(v)
     sources = set(inputs) if inputs is not None else None
     needs = set()

@@ -5,8 +5,9 @@ the fuser joins into one kernel: the row max, d = x - max clipped at -64 (Paddle
 clip there), exp, the row sum, Softmax = e / s, and Loss = log(s) - d[label], where d[label] is
 a row sum of d where the class index equals the label (the class indices are a constant [C]
 vector). Its grad, (Softmax - onehot(label)) * dLoss, becomes one pointwise kernel. Labels
-equal to ignore_index give a zero loss and gradient, as in Paddle. Soft labels, other axes and
-more than MAX_CLASSES classes stay library calls.
+equal to ignore_index give a zero loss and gradient, as in Paddle. Soft labels, other axes,
+labels other than int32 / int64 (no assign_value for the class indices) and more than
+MAX_CLASSES classes stay library calls.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def _fits(op: OpDesc, infos: dict[str, VarInfo], logits_slot: str) -> bool:
     label = infos[op.input("Label")[0]]
     return (not a["soft_label"] and a["use_softmax"] and a["axis"] in (-1, len(shape) - 1)
             and 0 < shape[-1] <= MAX_CLASSES and label.shape[-1:] == (1,)
-            and to_numpy_dtype(label.dtype).kind in "iu")
+            and to_numpy_dtype(label.dtype).name in ("int32", "int64"))  # assign_value's ints
 
 
 def expand_cross_entropy(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:

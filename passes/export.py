@@ -5,49 +5,19 @@ import json
 
 from ..frontend.dtypes import dtype_name
 from ..frontend.framework import Program
+from .dot import program_graph, render, steps_graph
 from .fuse import Extern, MatmulKernel, flat_steps
 from .pipeline import LoweredProgram
 
 
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def program_dot(program: Program) -> str:
-    """The global block as a dataflow graph: boxes for ops, ellipses for vars."""
-    lines = ["digraph program {", "  rankdir=TB;", "  node [fontsize=10];"]
-    for i, op in enumerate(program.global_block().ops):
-        lines.append(f"  op{i} [shape=box, style=filled, fillcolor=lightgrey, "
-                     f"label={_quote(op.type)}];")
-        lines += [f"  {_quote(n)} -> op{i};" for n in op.input_arg_names]
-        lines += [f"  op{i} -> {_quote(n)};" for n in op.output_arg_names]
-    lines.append("}")
-    return "\n".join(lines)
+    """The global block as one DOT graph (passes/dot.py draws it)."""
+    return render(program_graph(program), "dot")
 
 
 def steps_dot(lowered: LoweredProgram) -> str:
-    """The compiled steps: each kernel a cluster of the ops fused into it, externs as boxes."""
-    lines = ["digraph compiled {", "  rankdir=TB;", "  compound=true;", "  node [fontsize=10];"]
-    for k, (_, step) in enumerate(flat_steps(lowered.steps)):
-        if isinstance(step, Extern):
-            lines.append(f"  s{k} [shape=box, style=filled, fillcolor=lightblue, "
-                         f"label={_quote('extern ' + step.op.type)}];")
-            lines += [f"  {_quote(n)} -> s{k};" for n in step.op.input_arg_names]
-            lines += [f"  s{k} -> {_quote(n)};" for n in step.op.output_arg_names]
-            continue
-        lines.append(f"  subgraph cluster_{k} {{")
-        what = "matmul kernel" if isinstance(step, MatmulKernel) else "kernel"
-        lines.append(f"    label={_quote(f'{what} {k} over {list(step.shape)}')};")
-        lines.append("    style=filled; fillcolor=lightyellow;")
-        for j, op in enumerate(step.ops):
-            lines.append(f"    s{k}_{j} [shape=box, label={_quote(op.type)}];")
-        lines.append("  }")
-        for n in step.inputs:
-            lines.append(f"  {_quote(n)} -> s{k}_0 [lhead=cluster_{k}];")
-        for n in step.outputs:
-            lines.append(f"  s{k}_{len(step.ops) - 1} -> {_quote(n)} [ltail=cluster_{k}];")
-    lines.append("}")
-    return "\n".join(lines)
+    """The compiled steps as one DOT graph (passes/dot.py draws it)."""
+    return render(steps_graph(lowered), "dot")
 
 
 def steps_summary(lowered: LoweredProgram) -> dict:
@@ -105,6 +75,26 @@ def steps_text(lowered: LoweredProgram) -> str:
         out.append(f"    {s} reuses the bytes of {target} (live {lowered.graph.live_range(s)}, "
                    f"{target} {lowered.graph.live_range(target)})")
     return "\n".join(out)
+
+
+_written: dict[str, int] = {}  # debug_graphviz_path prefix -> plans drawn so far
+
+
+def write_graphs(prefix: str, program: Program, lowered: LoweredProgram) -> list[str]:
+    """BuildStrategy.debug_graphviz_path: each plan built writes its program's dataflow and its
+    compiled steps as two DOT files, <prefix>.<n>.program.dot and <prefix>.<n>.compiled.dot
+    (n counts the plans drawn under the prefix in this process). Returns the paths."""
+    import os
+
+    n = _written[prefix] = _written.get(prefix, -1) + 1
+    paths = []
+    for what, text in (("program", program_dot(program)), ("compiled", steps_dot(lowered))):
+        path = f"{prefix}.{n}.{what}.dot"
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text + "\n")
+        paths.append(path)
+    return paths
 
 
 def to_json(obj: dict) -> str:

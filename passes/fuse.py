@@ -15,9 +15,16 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
-from ..frontend.ops.define import aligned_shapes, value_inputs
+from ..frontend.errors import OpError
+from ..frontend.ops.define import aligned_shapes, computes_on_complex, value_inputs
+from ..frontend.ops.registry import EMPTY_VAR
 
 _log = logger("fusion")
+# The most ops one kernel takes. gcc's time on a function grows faster than its size (register
+# allocation), and horizontal fusion alone would put every parameter's update of a deep model
+# in one kernel (50 layers: 150 ops, 4000 lines, seconds of gcc); kernels of up to this many
+# ops of repeated layers render to equal code, which the C module compiles once.
+MAX_KERNEL_OPS = 16
 
 
 @dataclass
@@ -109,18 +116,29 @@ def run_concurrently(steps: list[Step], graph) -> list[Step]:
     """Runs of pointwise kernels (no extern between) regrouped into levels of independent
     kernels: each kernel joins the level after the last one it depends on in the scheduler
     graph (`graph`, over `steps`: a shared storage that either writes), so all the optimizer
-    updates land in one Concurrent step and all the beta-pow updates in the next."""
+    updates land in one Concurrent step and all the beta-pow updates in the next.
+
+    Linear in the accesses: per storage, the last level writing it and the last level touching
+    it answer which level a kernel conflicts with last (scheduler.conflict, asked of all at once).
+    """
     out: list[Step] = []
     run: list[int] = []
 
     def close() -> None:
         levels: list[list[int]] = []
+        written: dict[str, int] = {}  # storage -> the last level writing it
+        touched: dict[str, int] = {}  # storage -> the last level reading or writing it
         for k in run:
-            after = max((i for i, lv in enumerate(levels)
-                         if any(graph.conflict(k, o) for o in lv)), default=-1)
+            reads, writes = graph.reads[k], graph.writes[k]
+            after = max(max((written.get(s, -1) for s in reads), default=-1),
+                        max((touched.get(s, -1) for s in writes), default=-1))
             if after + 1 == len(levels):
                 levels.append([])
             levels[after + 1].append(k)
+            for s in writes:
+                written[s] = touched[s] = after + 1
+            for s in reads:
+                touched[s] = max(touched.get(s, -1), after + 1)
         out.extend(steps[lv[0]] if len(lv) == 1 else Concurrent([steps[k] for k in lv])
                    for lv in levels)
         run.clear()
@@ -181,6 +199,10 @@ def step_kind(op: OpDesc, infos: dict[str, VarInfo]) -> str:
     kind = get_op_def(op.type).kind
     if kind == "pointwise" and any(to_numpy_dtype(infos[n].dtype).kind == "c"
                                    for n in op.input_arg_names + op.output_arg_names):
+        dtypes = {k: [infos[n].dtype for n in v if n != EMPTY_VAR] for k, v in op.inputs.items()}
+        if not computes_on_complex(op.type, dtypes, op.attrs):
+            raise OpError(f"op '{op.type}' has no complex form (ordering, abs or a cast to a "
+                          f"real dtype), but reads or writes complex data")
         return "extern"
     return kind
 
@@ -274,6 +296,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             if alias is not None:
                 why = f"'{op.type}' reads, as '{alias}', memory the kernel writes"
                 cur = None
+            elif len(cur.ops) >= MAX_KERNEL_OPS:
+                why, cur = f"the kernel has {MAX_KERNEL_OPS} ops, the most one takes", None
         best, best_level, best_score = None, None, 0
         if kind in ("pointwise", "reduction") and fuse:
             # Only kernels holding one of its inputs save anything; the open one may take it.
@@ -285,7 +309,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                 score = saved(g, i)
                 # Only the open kernel is joined for nothing saved; a product's epilogue must
                 # use what the kernel makes.
-                if level is None or (g is not cur and (
+                if level is None or len(g.ops) >= MAX_KERNEL_OPS or (g is not cur and (
                         not score or g.matmul and not any(n in g.level for n in reads[i]))):
                     continue
                 if best is None or score > best_score:

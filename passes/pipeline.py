@@ -16,6 +16,7 @@ from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
 from .constant_fold import fold_constants
 from .control_flow import attach_blocks, has_sub_blocks
+from .conv_fusion import channels_last, fuse_conv_epilogues, keep_pool_indices
 from .cross_entropy import expand_cross_entropy
 from .epilogue import fuse_matmul_bias
 from .matmul import generated_product
@@ -182,6 +183,10 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_in = set(feed_infos) | set(state)
     live_out = set(fetches) | set(state)
+    if strategy.fuse_all and target == "c":  # library convs with their epilogues, in NHWC
+        lowered = run_pass("fuse_conv_epilogues", fuse_conv_epilogues, lowered, infos, live_out)
+        lowered = run_pass("keep_pool_indices", keep_pool_indices, lowered, infos)
+        lowered = run_pass("channels_last", channels_last, lowered, infos, live_out)
     products: set[str] = set()  # outputs of the products the C backend generates itself
     if strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c":
         products = {op.output("Out")[0] for op in lowered

@@ -2,8 +2,7 @@
 from __future__ import annotations
 
 from ..frontend.framework import Operator, Program, Variable
-from ..frontend.ops import OpDesc, get_op_def
-from .graph import build_graph, op_node, var_node
+from ..frontend.ops import OpDesc, get_op_def, has_op_def
 
 
 def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
@@ -16,40 +15,47 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
 
     Fed vars cut the graph: an op that only produced a fed var is not needed; one that updates
     it (reads and writes it: a while loop over it) is.
+
+    One backward sweep over the versioned dataflow (graph.build_graph's: each write a new
+    version, an in-place update reading the version before it): `wanted` holds the vars whose
+    value at that point a needed op or a target reads.
     """
-    g = build_graph(ops)
-    final = g.graph["final_version"]
     feeds = set(feeds)
-    targets = [var_node(n, final.get(n, 0)) for n in set(fetches) | set(keep) if n in final]
+    written: set[str] = set()
+    updated: list[list[str]] = []  # per op: the earlier values its in-place updates read
+    for op in ops:
+        slots = get_op_def(op.type).updates if has_op_def(op.type) else ()
+        updated.append([n for s in slots for n in op.outputs.get(s, []) if n in written])
+        written.update(op.output_arg_names)
+    wanted = {n for n in set(fetches) | set(keep) if n in written}
+    targets = set(target_ops)
     if run:
-        target_ops = list(target_ops) + [i for i, op in enumerate(ops)
-                                         if get_op_def(op.type).side_effect]
-    needed: set = {op_node(i) for i in target_ops}
-    stack = [t for t in targets if t in g] + list(needed)
-    while stack:
-        node = stack.pop()
-        for pred in g.predecessors(node):
-            if pred in needed:
-                continue
-            name = g.nodes[node].get("name")
-            if g.nodes[node]["kind"] == "var" and name in feeds and \
-                    name not in g.nodes[pred]["desc"].input_arg_names:
-                continue
-            needed.add(pred)
-            stack.append(pred)
-    return [op for i, op in enumerate(ops) if op_node(i) in needed]
+        targets |= {i for i, op in enumerate(ops) if get_op_def(op.type).side_effect}
+    needed = [False] * len(ops)
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        inputs = op.input_arg_names
+        outs = op.output_arg_names
+        need = i in targets or any(n in wanted and (n not in feeds or n in inputs)
+                                   for n in outs)
+        wanted.difference_update(outs)
+        if need:
+            needed[i] = True
+            wanted.update(inputs)
+            wanted.update(updated[i])
+    return [op for op, keep_op in zip(ops, needed) if keep_op]
 
 
 def needed_inputs(ops: list[OpDesc]) -> list[str]:
     """Vars the ops read before any of them writes it, in first-read order."""
     written: set[str] = set()
-    out: list[str] = []
+    out: dict[str, None] = {}  # ordered, with set lookups
     for op in ops:
         for n in op.input_arg_names:
-            if n not in written and n not in out:
-                out.append(n)
+            if n not in written:
+                out[n] = None
         written.update(op.output_arg_names)
-    return out
+    return list(out)
 
 
 

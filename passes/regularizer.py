@@ -10,7 +10,9 @@ from ..frontend.framework import Parameter, Variable
 class WeightDecayRegularizer:
     """Base: `regularizer(param, grad, block)` appends the decay term's ops and returns it."""
 
-    def __init__(self, coeff: float = 0.0) -> None:
+    def __init__(self, coeff: float = 0.0, *, regularization_coeff: float | None = None) -> None:
+        if regularization_coeff is not None:  # fluid 1.x's name (L2DecayRegularizer(...))
+            coeff = regularization_coeff
         if coeff is None:
             raise ValueError(f"{type(self).__name__}: coeff must be a float, got None")
         self._coeff = coeff

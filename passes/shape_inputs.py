@@ -14,23 +14,30 @@ from .lower import infer_op
 
 
 def shape_input_names(ops: list[OpDesc]) -> list[str]:
-    """The vars read by the shape inputs of `ops`, in order of first use."""
+    """The vars read by the shape inputs of `ops`, and those they are cast from (Paddle's
+    creation layers cast an int64 shape tensor to int32), in order of first use."""
+    writers = {n: op for op in ops for n in op.output_arg_names}
     names: dict[str, None] = {}
     for op in ops:
         for slot in get_op_def(op.type).shape_inputs:
-            names.update(dict.fromkeys(op.inputs.get(slot, ())))
+            for n in op.inputs.get(slot, ()):
+                names[n] = None
+                while n in writers and writers[n].type == "cast" and writers[n].input("X")[0] \
+                        not in names:
+                    n = writers[n].input("X")[0]
+                    names[n] = None
     return list(names)
 
 
-def _program_values(ops: list[OpDesc], infos: dict[str, VarInfo]):
+def _program_values(ops: list[OpDesc], infos: dict[str, VarInfo], fed: dict[str, np.ndarray]):
     """value(name): what the program fixes for var `name` before it runs, or None. A var written
     once has a fixed value when its op is evaluable on fixed inputs: a fill_constant or
     assign_value (what Paddle writes for the plain ints of a shape list, paddle.assign of an
     array), a `shape` of a var whose shape `infos` gives in full (Paddle's dropout mask shape,
     paddle.shape(x)[i]), or any op without random draws or side effects over such values,
-    evaluated by its numpy reference. Fed values are not propagated: a plan is specific to the
-    fed values read directly by shape inputs only (runtime/executor.py keys it so), and to the
-    feed shapes."""
+    evaluated by its numpy reference. `fed` holds only the feeds the plan is specific to (the
+    executor keys it on the values of shape_input_names' feeds: read by shape inputs directly
+    or through casts), besides the feed shapes; other fed values are never propagated."""
     writers: dict[str, list[OpDesc]] = {}
     for op in ops:
         for n in op.output_arg_names:
@@ -47,6 +54,8 @@ def _program_values(ops: list[OpDesc], infos: dict[str, VarInfo]):
         return tuple(info.shape) if info is not None and all(d >= 0 for d in info.shape) else None
 
     def value(name: str) -> np.ndarray | None:
+        if name in fed:
+            return fed[name]
         if name not in cache:
             cache[name] = None  # a var its own value depends on has none
             w = writers.get(name, [])
@@ -94,7 +103,7 @@ def fold_shape_inputs(ops: list[OpDesc], fed: dict[str, np.ndarray],
     `infos`); an OpError names an op whose shape input has neither."""
     if not any(get_op_def(op.type).shape_inputs for op in ops):
         return ops
-    fixed = _program_values(ops, infos)
+    fixed = _program_values(ops, infos, fed)
     out = []
     for op in ops:
         opdef = get_op_def(op.type)
@@ -102,7 +111,7 @@ def fold_shape_inputs(ops: list[OpDesc], fed: dict[str, np.ndarray],
         if not given:
             out.append(op)
             continue
-        values = {s: [fed[n] if n in fed else fixed(n) for n in op.inputs[s]] for s in given}
+        values = {s: [fixed(n) for n in op.inputs[s]] for s in given}
         missing = [n for s in given for n, v in zip(op.inputs[s], values[s]) if v is None]
         if missing:
             raise OpError(f"op '{op.type}': its shape input(s) {missing} must be fed, or be "

@@ -1,8 +1,9 @@
 """BuildStrategy: Paddle's flag names choosing the passes a compiled program goes through."""
 from __future__ import annotations
 
-import difflib
 import enum
+
+from ..frontend.errors import did_you_mean
 
 
 class ReduceStrategy(enum.IntEnum):
@@ -75,9 +76,8 @@ class BuildStrategy:
 
     def __setattr__(self, name: str, value) -> None:
         if name not in _FLAGS and name not in PADDLE_SETTINGS:
-            near = difflib.get_close_matches(name, [*_FLAGS, *PADDLE_SETTINGS], n=1)
-            hint = f"; did you mean {near[0]!r}?" if near else ""
-            raise AttributeError(f"BuildStrategy has no setting {name!r}{hint}")
+            raise AttributeError(f"BuildStrategy has no setting {name!r}"
+                                 f"{did_you_mean(name, [*_FLAGS, *PADDLE_SETTINGS])}")
         object.__setattr__(self, name, value)
 
     @property

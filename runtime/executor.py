@@ -1,7 +1,9 @@
 """Executor: validate the feed, find or build the compiled plan, run it over a scope."""
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import logging
 import threading
 import time
@@ -11,6 +13,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..codegen import generate_c
 from ..codegen.compiler import find_compiler
 from ..codegen.triton_plan import generate_triton, triton_device
 from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
@@ -19,6 +22,7 @@ from ..frontend.framework import Operator, Program, Variable, default_main_progr
 from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
 from ..passes.control_flow import BranchShapes
+from ..passes.export import write_graphs
 from ..passes.pipeline import lower_program
 from ..passes.shape_inputs import shape_input_names
 from ..passes.prune import prune_program
@@ -26,6 +30,8 @@ from ..passes.strategy import BuildStrategy
 from .place import CUDAPlace, expected_place
 from .control_flow import SubBlocks
 from .plan import Plan, scope_lock
+from .plan_cache import load_plan, plan_key, store_plan
+from .tiered import Build, tiered_plan
 from .reference import ReferencePlan, uses_tensor_arrays
 from .scope import Scope, global_scope
 from .staged import StagedPlan
@@ -214,8 +220,9 @@ class Executor:
             plan = self._plans.get(key)
             if plan is None:
                 start = time.perf_counter()
-                plan = self._build(program, arrays, fetches, scope, strategy, dict(lods or ()),
-                                   shape_values)
+                with _no_cycle_collection():
+                    plan = self._build(program, arrays, fetches, scope, strategy,
+                                       dict(lods or ()), shape_values)
                 plan.strategy = strategy  # its id is in the key: keep it from being reused
                 serial = key[0][0]
                 if _log.isEnabledFor(logging.DEBUG):
@@ -287,6 +294,17 @@ class Executor:
         triton = isinstance(self.place, CUDAPlace)
         if uses_tensor_arrays(program):
             return _Serialized(ReferencePlan(program, list(arrays), fetches, lods))
+        batch = _batch(block, feed_infos)
+        # A plan of C kernels alone is kept on disk, found by a key from the program itself
+        # (not where lowering must run to write the strategy's debug graphs).
+        cacheable = not triton and program.num_blocks == 1 and find_compiler() is not None \
+            and not (strategy is not None and strategy.debug_graphviz_path)
+        disk_key = plan_key(program, feed_infos, fetches, state_infos, strategy, lods,
+                            shape_values, batch) if cacheable else None
+        found = load_plan(disk_key, list(feed_infos), fetches) if disk_key else None
+        if found is not None:
+            lowered, module, arena = found
+            return Plan(lowered, program.random_seed, module=module.load(), arena_plan=arena)
         try:
             lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
                                     feed_lods=lods, target="triton" if triton else "c",
@@ -296,6 +314,8 @@ class Executor:
                                 strategy)
             staged._free = _Always(staged)
             return staged
+        if strategy is not None and strategy.debug_graphviz_path:
+            write_graphs(strategy.debug_graphviz_path, program, lowered)
         # Each sub-block is a program of its own, its plans cached by an executor of this plan.
         sub_blocks = SubBlocks(Executor(self.place)) if program.num_blocks > 1 else None
         if triton:  # Triton kernels, on the GPU or its interpreter
@@ -303,8 +323,42 @@ class Executor:
                         device=triton_device(self.place.device_id), sub_blocks=sub_blocks)
         if find_compiler() is None:
             _warn_no_compiler()
-            return _Serialized(ReferencePlan(program, list(arrays), fetches))
-        return Plan(lowered, program.random_seed, sub_blocks=sub_blocks)
+            return _Serialized(ReferencePlan(program, list(arrays), fetches, lods))
+        module = generate_c(lowered.steps, lowered.infos, lowered.storage, load=False,
+                            batch=batch)
+
+        seed = program.random_seed  # not the program: a compile under way must not keep it
+
+        def compiled() -> Plan:
+            plan = Plan(lowered, seed, sub_blocks=sub_blocks, module=module.load())
+            if disk_key:
+                store_plan(disk_key, lowered, plan.module, plan.arena_plan)
+            return plan
+
+        # The compiler starts now; meanwhile, where the library is not built yet, the first
+        # runs are made ready so as not to wait for it (tiered.py).
+        build = Build(compiled)
+        tiered = tiered_plan(lowered, program.random_seed, module, build) \
+            if sub_blocks is None else None
+        if tiered is not None:
+            tiered._free = _Always(tiered)
+            return tiered
+        return build.result()
+
+
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """The cycle collector paused while a plan is built: the passes make many small objects
+    that live until the build ends, and collections over them (and every object of the
+    process) took 40% of lowering a 760-op program. Builds hold _build_lock, so only the
+    outermost one resumes it."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class FetchTypeError(FetchError, TypeError):
@@ -426,6 +480,16 @@ def _detach_all(finalizers: dict) -> None:
     for f in list(finalizers.values()):
         f.detach()
     finalizers.clear()
+
+
+def _batch(block, feed_infos: dict[str, VarInfo]) -> int | None:
+    """The batch size of a run: the leading dim of the feeds whose vars declare it -1, when
+    they agree (None otherwise). Plans of different sizes may share a library
+    (codegen.dynamic_batch, which checks every size's source, so this only picks which
+    number is tried as the batch)."""
+    sizes = {info.shape[0] for n, info in feed_infos.items()
+             if info.shape and tuple(block.var(n).shape[:1]) == (-1,)}
+    return sizes.pop() if len(sizes) == 1 else None
 
 
 def _values_key(arrays: dict[str, np.ndarray], names: list[str]) -> tuple:

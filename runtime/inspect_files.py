@@ -82,11 +82,17 @@ def describe(path: str) -> str:
         path = resolve_dir(path)  # a save killed between its renames: the complete old one
         model = os.path.join(path, "__model__")
         if os.path.isfile(model):
-            lines = _describe_program(parse_program(rio._read(model, "model"), model),
-                                      f"{model} (ProgramDesc)")
-            params = rio.load(path)
-            return "\n".join(lines + _describe_values(params, f"{path} (one tensor file per var)"))
-        return "\n".join(_describe_values(rio.load(path), f"{path} (one tensor file per var)"))
+            program = parse_program(rio._read(model, "model"), model)
+            lines = _describe_program(program, f"{model} (ProgramDesc)")
+            chosen = rio._select(program, None, rio.is_persistable)
+            others = sorted(f for f in os.listdir(path) if f != "__model__"
+                            and os.path.isfile(os.path.join(path, f)))
+            combined = others[0] if len(others) == 1 and not all(
+                os.path.isfile(rio.file_name_of(v.name, path)) for v in chosen) else None
+            params = rio._read_vars(path, chosen, combined)
+            what = f"combined params in {combined}" if combined else "one tensor file per var"
+            return "\n".join(lines + _describe_values(params, f"{path} ({what})"))
+        return "\n".join(_describe_values(_dir_tensors(path), f"{path} (tensor files)"))
     if not os.path.exists(path):
         for ext in (".pdmodel", ".pdparams"):
             if member_exists(path + ext):
@@ -107,6 +113,20 @@ def describe(path: str) -> str:
     if path.endswith(".pdmodel"):
         return _describe_prefix(path[:-len(".pdmodel")])
     return "\n".join(_describe_program(parse_program(data, path), f"{path} (ProgramDesc)"))
+
+
+def _dir_tensors(path: str) -> dict:
+    """Every tensor in the files of a directory saved without its program: a file per var
+    (save_persistables), or a combined file whose streams are shown as file#i (names are in
+    the program, which is not there)."""
+    out = {}
+    for name, file in rio.dir_files(path):
+        data = rio._read(file, "tensor file")
+        try:
+            out[name] = tensor_from_bytes(data, file, name)
+        except FormatError:
+            out.update({f"{name}#{i}": t for i, t in enumerate(count_streams(data, file))})
+    return out
 
 
 def _describe_prefix(prefix: str) -> str:

@@ -4,8 +4,6 @@ source — rendered as text, JSON, DOT or SVG exactly as `fluidc inspect` prints
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +12,7 @@ from ..frontend.dtypes import dtype_name
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Program, Variable, default_main_program
 from ..passes import export
+from ..passes.dot import render, steps_graph
 from ..passes.pipeline import LoweredProgram, lower_for_batch
 from ..passes.strategy import BuildStrategy
 
@@ -56,6 +55,8 @@ class PlanView:
         module = generate(self.lowered.steps, self.lowered.infos, self.lowered.storage,
                           load=False)
         legend = [comment.format("slots of the segments' table s[], by the var stored there:")]
+        if self.backend != "triton":
+            legend.append(comment.format("  s[0] = the batch size (nb)"))
         for storage, slot in sorted(module.slots.items(), key=lambda kv: kv[1]):
             info = self.lowered.infos.get(storage)
             what = f" {dtype_name(info.dtype)} {list(info.shape)}" if info else ""
@@ -81,12 +82,12 @@ class PlanView:
         return export.program_dot(self.program) + "\n" + export.steps_dot(self.lowered)
 
     def to_svg(self) -> str:
-        """The compiled steps drawn by Graphviz's `dot` (which must be on PATH)."""
-        if shutil.which("dot") is None:
-            raise FluidcError("SVG output needs Graphviz's `dot` on PATH (e.g. apt-get install "
-                              "graphviz); to_dot() gives the source instead")
-        return subprocess.run(["dot", "-Tsvg"], input=export.steps_dot(self.lowered),
-                              capture_output=True, text=True, check=True).stdout
+        """The compiled steps drawn by Graphviz (its `dot` program must be on PATH)."""
+        return render(steps_graph(self.lowered), "svg")
+
+    def to_png(self) -> bytes:
+        """The compiled steps drawn by Graphviz, as PNG bytes."""
+        return render(steps_graph(self.lowered), "png")
 
     def __str__(self) -> str:
         return self.to_text()
@@ -114,7 +115,7 @@ def inspect(program: Program | None = None, feed: dict | None = None, fetch_list
     if batch is None:
         batch = next((shapes[n][0] for n in shapes if block.var(n).shape[:1] == (-1,)
                       and shapes[n]), 1)
-    feeds = list(dict.fromkeys([*shapes, *(v.name for v in block.vars.values() if v.is_data)]))
+    feeds = list(dict.fromkeys([*shapes, *program_targets(program)[0]]))
     fetches = _fetch_names(program, fetch_list)
     lowered = lower_for_batch(program, feeds, fetches, batch, build_strategy or BuildStrategy(),
                               target=backend, shapes=shapes)
@@ -122,14 +123,33 @@ def inspect(program: Program | None = None, feed: dict | None = None, fetch_list
     return PlanView(program, lowered, backend, None if given_all and shapes else batch)
 
 
+def program_targets(program: Program) -> tuple[list[str], list[str]]:
+    """(feed names, fetch names) a saved program implies: its feed and fetch ops' vars, in
+    their `col` order (an inference model), else its data vars (in a program read from a file:
+    the non-persistable vars its ops only read) and the vars its ops write and none reads (a
+    training or forward program; its optimizer steps run whatever is fetched)."""
+    ops = program.global_block().ops
+    feeds = [n for _, n in sorted((op.attr("col"), op.output("Out")[0])
+                                  for op in ops if op.type == "feed")]
+    block = program.global_block()
+    if not feeds:
+        feeds = [v.name for v in block.vars.values() if v.is_data]
+    if not feeds:  # a saved training program: its data vars are the ones only read
+        written = {n for op in ops for n in op.output_arg_names}
+        feeds = list(dict.fromkeys(n for op in ops for n in op.input_arg_names
+                                   if n not in written and block.has_var(n)
+                                   and not block.var(n).persistable))
+    return feeds, _fetch_names(program, None)
+
+
 def _fetch_names(program: Program, fetch_list) -> list[str]:
     if fetch_list is not None:
         items = fetch_list if isinstance(fetch_list, (list, tuple)) else [fetch_list]
         return [v.name if isinstance(v, Variable) else str(v) for v in items]
     ops = program.global_block().ops
-    targets = [n for op in ops if op.type == "fetch" for n in op.input_arg_names]
+    targets = sorted((op.attr("col"), op.input("X")[0]) for op in ops if op.type == "fetch")
     if targets:
-        return targets
+        return [n for _, n in targets]
     read = {n for op in ops for n in op.input_arg_names}
     block = program.global_block()
     return list(dict.fromkeys(n for op in ops if op.type != "feed" for n in op.output_arg_names

@@ -362,16 +362,14 @@ def _feeds_and_fetches(program: Program, where: str) -> tuple[list[str], list[Va
     return [n for _, n in feeds], [block.var(n) for _, n in fetches]
 
 
-def read_inference_model(path: str) -> tuple[Program, list[str], list[str]]:
-    """The program of a saved inference model (a directory, a .pdmodel file or a path prefix)
-    with its feed and fetch names; no parameters are read."""
+def read_program(path: str) -> Program:
+    """The program of a saved model — an inference model or a training program (a directory
+    holding __model__, a .pdmodel file or a path prefix); no parameters are read."""
     if os.path.isdir(resolve_dir(path)):
         path = os.path.join(resolve_dir(path), "__model__")
     elif not os.path.exists(path) and member_exists(path + ".pdmodel"):
         path += ".pdmodel"
-    program = parse_program(_read(path, "inference model"), path)
-    feeds, fetches = _feeds_and_fetches(program, path)
-    return program, feeds, [v.name for v in fetches]
+    return parse_program(_read(path, "model"), path)
 
 
 def load_inference_model(dirname: str, executor, model_filename: str | None = None,
@@ -852,16 +850,20 @@ def _load_dir(path: str, configs: dict) -> dict[str, np.ndarray]:
     if os.path.isfile(mpath):
         program = parse_program(_read(mpath, "model"), mpath)
         return _program_values(program, path, configs.get("params_filename"))
-    out = {}
+    return {name: _numpy(tensor_from_bytes(_read(full, f"var '{name}'"), full, name))
+            for name, full in dir_files(path)}
+
+
+def dir_files(path: str):
+    """(var name, file path) of every data file under a directory saved without its program
+    (names relative to it, checked as UTF-8); a save's temp files and journal are skipped."""
     for d, dirs, files in os.walk(path):
         dirs[:] = sorted(x for x in dirs if not is_own_file(x))
         for f in sorted(files):
             if is_own_file(f):
                 continue  # a save's temp file or journal: never data
             full = os.path.join(d, f)
-            name = check_name(os.path.relpath(full, path), full, "file")
-            out[name] = _numpy(tensor_from_bytes(_read(full, f"var '{name}'"), full, name))
-    return out
+            yield check_name(os.path.relpath(full, path), full, "file"), full
 
 
 def _program_values(program: Program, folder: str, filename: str | None) -> dict[str, np.ndarray]:

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import sys
 import threading
 import weakref
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..codegen import CModule, generate_c
 from ..frontend.dtypes import to_numpy_dtype
@@ -42,13 +43,16 @@ class Plan:
     """Everything one (program, feed signature, fetches) needs to run with no graph work."""
 
     def __init__(self, lowered: LoweredProgram, random_seed: int = 0, generate=generate_c,
-                 device: str = "cpu", sub_blocks=None) -> None:
+                 device: str = "cpu", sub_blocks=None, module=None, arena_plan=None) -> None:
+        """`module`: the loaded module of `lowered`, else generated; `arena_plan`: its memory
+        plan (a plan found on disk has both), else planned."""
         self.lowered = lowered
         self.sub_blocks = sub_blocks  # runtime.control_flow.SubBlocks: runs control-flow ops
         self.random_seed = random_seed
         self.device = torch.device(device)
         infos = lowered.infos
-        self.module = generate(lowered.steps, infos, lowered.storage)
+        self.module = module if module is not None else generate(lowered.steps, infos,
+                                                                  lowered.storage)
         state = set(lowered.state)
         names = {n for s in lowered.steps for n in sum(step_accesses(s), [])}
         names |= set(lowered.feeds) | set(lowered.fetches)
@@ -57,7 +61,7 @@ class Plan:
         # Arena: every other var outside the scope, at its storage's offset in one buffer
         # allocated once per instance and reused by every run of it.
         direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches}
-        self.arena_plan = lowered.arena(exclude=direct)
+        self.arena_plan = arena_plan if arena_plan is not None else lowered.arena(exclude=direct)
         self.arena_names = sorted(n for n in names - direct if n in infos
                                   and lowered.storage(n) not in state)
         self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
@@ -126,7 +130,7 @@ class Plan:
         written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         fetches = lowered.fetches
         big = {n for n, i in lowered.infos.items()
-               if int(np.prod(i.shape)) * to_numpy_dtype(i.dtype).itemsize >= DIRECT_MIN_BYTES}
+               if math.prod(i.shape) * to_numpy_dtype(i.dtype).itemsize >= DIRECT_MIN_BYTES}
         self.direct_feeds = [(n, slots[n]) for n in lowered.feeds if n in slots and n in big
                              and n not in touched | written and n not in fetches]
         for i, n in enumerate(fetches):
@@ -143,9 +147,9 @@ class Plan:
         out = {}
         for n in names:
             dt = torch_dtype(infos[n].dtype)
-            numel = int(np.prod(infos[n].shape))
+            numel = math.prod(infos[n].shape)
             start = offsets[self.lowered.storage(n)]
-            nbytes = numel * torch.empty((), dtype=dt).element_size()
+            nbytes = numel * dt.itemsize
             out[n] = raw[start:start + nbytes].view(dt).view(tuple(infos[n].shape))
         return out
 

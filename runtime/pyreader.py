@@ -217,6 +217,21 @@ def default_collate(samples: list) -> list[np.ndarray]:
     return [np.stack([np.asarray(s[k]) for s in samples]) for k in range(len(samples[0]))]
 
 
+# Paddle's fluid.reader.keep_data_loader_order: whether a loader feeding several places must
+# hand them batches in the generator's order. fluidc's loaders always do, which is one of the
+# orders the unordered mode allows, so the setting is kept for callers to read back only.
+_keep_order = [True]
+
+
+def keep_data_loader_order(*args):
+    """The setting with no argument; with one bool, sets it."""
+    if not args:
+        return _keep_order[0]
+    if len(args) != 1 or not isinstance(args[0], bool):
+        raise AssertionError(f"keep_data_loader_order takes nothing or one bool, got {args!r}")
+    _keep_order[0] = args[0]
+
+
 def _per_place(epoch: Iterator, count: int) -> Iterator:
     """Paddle's multi-place steps: each gives `count` consecutive batches, one per place (a list
     of feed dicts, or with return_list a list per place of the fields); a last step the batches

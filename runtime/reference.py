@@ -3,7 +3,7 @@ where no C compiler exists."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..frontend.errors import OpError, UninitializedVarError
 from ..frontend.dtypes import VarType
@@ -11,7 +11,7 @@ from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.checks import check_attrs, check_index_values
 from ..frontend.ops.control_flow import is_true
-from ..frontend.ops.registry import EMPTY_VAR, LOD_ATTR, grad_name
+from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX, LOD_ATTR, grad_name
 from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
 from ..passes.control_flow import (attach_blocks, forward_block, grad_block_outputs,
@@ -29,12 +29,17 @@ def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) 
     opdef = get_op_def(op.type)
     if opdef.kind == "control":
         _run_control(op, values, rng)
+        for n in op.output_arg_names:
+            if lod_key(n) not in values:
+                _keep_lod(n, _grad_lod(n, values), values)
         return
     if opdef.kind == "array":
         ins = {k: [values.get(n) for n in v] for k, v in op.inputs.items()}
         current = {k: [values.get(n) for n in v] for k, v in op.outputs.items()}
-        attrs = {**op.attrs, LOD_ATTR: _in_lods(op, values)}
-        _store(op, opdef.reference(ins, attrs, current), values)
+        lods = {**_in_lods(op, values), **{  # an output updated in place is read too
+            slot: [values.get(lod_key(n)) for n in op.outputs.get(slot, [])]
+            for slot in opdef.updates}}
+        _store(op, opdef.reference(ins, {**op.attrs, LOD_ATTR: lods}, current), values)
         return
     if any(isinstance(values.get(n), list) for n in op.input_arg_names):
         _run_entrywise(op, values, rng)
@@ -92,11 +97,24 @@ def _store(op: OpDesc, outs: dict, values: dict) -> None:
             lod = (lods.get(slot) or [None] * (i + 1))[i] if lods is not None else src
             if isinstance(arr, list) and lod is not None:  # an array: its entries' LoDs
                 values[lod_key(n)] = list(lod)
-            elif lod and not isinstance(arr, (list, RankTable)) and np.ndim(values[n]) and \
-                    lod[-1][-1] == np.shape(values[n])[0]:
-                values[lod_key(n)] = tuple(tuple(level) for level in lod)
             else:
-                values.pop(lod_key(n), None)
+                _keep_lod(n, lod or _grad_lod(n, values), values)
+
+
+def _grad_lod(name: str, values: dict):
+    """A grad var's LoD where nothing else gave one: its forward var's (as Paddle's grad ops
+    share it)."""
+    return values.get(lod_key(name[:-len(GRAD_SUFFIX)])) if name.endswith(GRAD_SUFFIX) else None
+
+
+def _keep_lod(name: str, lod, values: dict) -> None:
+    """Record `lod` as the var's if it covers the value's rows, else drop its LoD."""
+    value = values.get(name)
+    if lod and not isinstance(lod, list) and isinstance(value, np.ndarray) and value.ndim and \
+            lod[-1][-1] == value.shape[0]:
+        values[lod_key(name)] = tuple(tuple(level) for level in lod)
+    else:
+        values.pop(lod_key(name), None)
 
 
 _ENTRYWISE = ("assign", "fill_zeros_like", "sum", "rnn_memory_helper")
@@ -318,10 +336,18 @@ class ReferencePlan:
                         values[lod_key(n)] = tuple(map(tuple, holder._tensor._lod))
             run_op(op, values, self.rng)
         for n in self.persistable:
-            if n in values and not isinstance(values[n], (list, RankTable)):
+            if n not in values:
+                continue
+            value, lod = values[n], values.get(lod_key(n))
+            if isinstance(value, RankTable):
+                scope.var(n)._other = value
+            elif isinstance(value, list):  # an array: its entries, as a fetch gives them
+                scope.var(n)._other = [None if v is None else _fetched(v, False, entry)
+                                       for v, entry in zip(value, lod or [None] * len(value))]
+            else:
                 tensor = scope.var(n)._tensor
-                tensor._t = to_torch(np.array(values[n], copy=True))
-                tensor.set_lod(values.get(lod_key(n), ()))
+                tensor._t = to_torch(np.array(value, copy=True))
+                tensor.set_lod(lod or ())
         out = []
         for n in self.fetches:
             arr = values[n] if n in values else scope.find_var(n)._tensor.numpy()

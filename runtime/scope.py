@@ -14,6 +14,7 @@ class ScopeVar:
         self._scope = scope
         self.name = name
         self._tensor = LoDTensor()
+        self._other = None  # a tensor array (list of LoDTensors) or a rank table held here
 
     def get_tensor(self) -> LoDTensor:
         """The tensor held here (the same object each time)."""
@@ -24,6 +25,18 @@ class ScopeVar:
 
     def is_initialized(self) -> bool:
         return self._tensor._is_initialized()
+
+    def get_lod_tensor_array(self) -> list[LoDTensor]:
+        """The tensor array held here (a run leaves a persistable array's last value)."""
+        if not isinstance(self._other, list):
+            raise TypeError(f"var '{self.name}' holds no tensor array")
+        return self._other
+
+    def get_lod_rank_table(self):
+        """The rank table held here (a run leaves a persistable lod_rank_table's value)."""
+        if self._other is None or isinstance(self._other, list):
+            raise TypeError(f"var '{self.name}' holds no rank table")
+        return self._other
 
 
 class Scope:

@@ -9,16 +9,14 @@ from __future__ import annotations
 import struct
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 from google.protobuf.message import DecodeError
 
 from ..frontend.dtypes import VarType
 from ..frontend.errors import FormatError
 from . import proto
 from .safe_pickle import checked_numel
-from .tensor import TORCH_DTYPES, LoDTensor
-
-_ITEMSIZE = {vt: torch.empty(0, dtype=td).element_size() for vt, td in TORCH_DTYPES.items()}
+from .tensor import ITEMSIZE as _ITEMSIZE, TORCH_DTYPES, LoDTensor
 
 
 def tensor_to_bytes(t: LoDTensor) -> bytes:

@@ -213,15 +213,22 @@ def test_program_fixed_int_variables_as_axis_and_shape():
         np.testing.assert_array_equal(g, w)
 
 
-def test_run_time_int_variables_are_refused_by_name():
+def test_concat_takes_an_axis_given_at_run_time():
+    """As in Paddle, concat(axis=<Variable>) reads the axis when the program runs (fluidc: when
+    the plan is built, one plan per fed value)."""
     x = paddle.static.data("x", [2, 3], "float32")
-    fed = paddle.static.data("axis", [1], "int32")  # reshape takes fed shapes (Shape input)
-    with pytest.raises(TypeError, match="'axis' of concat is the Variable 'axis'.*runs"):
-        paddle.concat([x, x], axis=fed)
+    fed = paddle.static.data("axis", [1], "int32")
+    out = paddle.concat([x, x], axis=fed)
+    assert out.shape == (-1, -1)
+    xv = RNG.random((2, 3)).astype("float32")
+    for axis in (0, 1, 0):
+        got, = _run([out], {"x": xv, "axis": np.array([axis], "int32")})
+        np.testing.assert_array_equal(got, np.concatenate([xv, xv], axis=axis))
     with pytest.raises(TypeError, match="'axis' in concat.*float32"):
         paddle.concat([x, x], axis=paddle.full([1], 1, "float32"))
-    with pytest.raises(TypeError, match="must hold one value"):
-        paddle.concat([x, x], axis=paddle.full([2], 1, "int32"))
+    two = paddle.concat([x, x], axis=paddle.full([2], 1, "int32"))
+    with pytest.raises(ShapeError, match="AxisTensor must hold one value"):
+        _run([two], {"x": xv})
 
 
 # --- complex data -------------------------------------------------------------------------------

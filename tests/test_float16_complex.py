@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import fluidc as paddle
+from fluidc.frontend.errors import OpError
 from fluidc.frontend.layers.helper import ArgumentTypeError
 from fluidc.frontend.ops.define import computes_on_complex
 from fluidc.passes.strategy import strategy_for
 
-from op_harness import run_reference, seeded
+from op_harness import one_op_program, run_c, run_reference, seeded
 
 os.environ.setdefault("TRITON_INTERPRET", "1")  # as tests/test_triton.py: before kernels load
 
@@ -92,11 +93,13 @@ def test_complex_arithmetic_between_real_kernels(dtype):
         x, y = (paddle.static.data(n, list(feed[n].shape), dtype) for n in ("x", "y"))
         r = paddle.static.data("r", list(xs), real)
         outs = [x * y, x - y, x / y + x, paddle.pow(x, paddle.full([1], 2.0, dtype)),
-                paddle.multiply(x, x) == x * x, paddle.exp(r) * 2.0 + paddle.sqrt(r)]
+                paddle.multiply(x, x) == x * x, paddle.exp(r) * 2.0 + paddle.sqrt(r),
+                paddle.scale(x, 2.0, 0.5)]
     with np.errstate(all="ignore"):
         numpy = [feed["x"] * feed["y"], feed["x"] - feed["y"],
                  feed["x"] / feed["y"] + feed["x"], feed["x"] ** 2,
-                 np.ones(xs, bool), np.exp(feed["r"]) * 2 + np.sqrt(feed["r"])]
+                 np.ones(xs, bool), np.exp(feed["r"]) * 2 + np.sqrt(feed["r"]),
+                 feed["x"] * 2 + 0.5]
     fetch = [o.name for o in outs]
     got = _run(main, feed, fetch)
     want = run_reference(main, feed, fetch)
@@ -122,3 +125,12 @@ def test_complex_only_where_numpy_means_paddle():
     with pytest.raises(ArgumentTypeError, match="'x' .X. is complex64; fluidc computes on "
                                                 "complex data only in arithmetic"):
         paddle.maximum(x, x)
+
+
+def test_complex_op_without_complex_form_is_refused_when_compiled():
+    """An op appended past the layers' checks (block.append_op) is refused by the compiler,
+    never run by numpy's complex ordering."""
+    x = np.array([1 + 2j, -3 + 0.5j])
+    program, feed, names, _ = one_op_program("relu", {"X": x})
+    with pytest.raises(OpError, match="op 'relu' has no complex form"):
+        run_c(program, feed, [names["Out"]])

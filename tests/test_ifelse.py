@@ -81,10 +81,12 @@ def test_ifelse_forward_and_gradients_match_numpy(signs):
 
 def test_ifelse_over_lod_sequences():
     """Units are sequences: a branch pools its sequences (sequence_pool reads the part's LoD),
-    the merge puts them back in order, one row per sequence."""
+    the merge puts them back in order, one row per sequence; x's grad (through merge, the
+    pools and split) against finite differences."""
     main = fluid.Program()
     with fluid.program_guard(main, fluid.Program()):
         x = fluid.layers.data("x", [2], dtype="float64", lod_level=1)
+        x.stop_gradient = False
         flag = fluid.layers.data("flag", [1], dtype="bool")
         ie = fluid.layers.IfElse(flag)
         with ie.true_block():
@@ -92,15 +94,29 @@ def test_ifelse_over_lod_sequences():
         with ie.false_block():
             ie.output(fluid.layers.sequence_pool(ie.input(x), "max"))
         out, = ie()
+        loss = fluid.layers.reduce_sum(out * out)
+        gx, = fluid.backward.gradients([loss], [x])
     rng = np.random.default_rng(1)
     lengths = [2, 3, 1, 4]
     xv = rng.uniform(-1, 1, (sum(lengths), 2))
     flags = np.array([[True], [False], [False], [True]])
     feed = {"x": fluid.create_lod_tensor(xv, [lengths], fluid.CPUPlace()), "flag": flags}
-    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=[out])
-    seqs = np.split(xv, np.cumsum(lengths)[:-1])
-    want = [s.sum(0) if f else s.max(0) for s, f in zip(seqs, flags[:, 0])]
-    np.testing.assert_allclose(got, np.stack(want), rtol=1e-12)
+    got, got_gx = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=[out, gx],
+                                                       return_numpy=False)
+
+    def numpy_out(v):
+        seqs = np.split(v, np.cumsum(lengths)[:-1])
+        return np.stack([s.sum(0) if f else s.max(0) for s, f in zip(seqs, flags[:, 0])])
+
+    np.testing.assert_allclose(np.array(got), numpy_out(xv), rtol=1e-12)
+    assert got_gx.recursive_sequence_lengths() == [lengths]
+    want, eps = np.zeros_like(xv), 1e-6
+    for idx in np.ndindex(*xv.shape):
+        hi, lo = xv.copy(), xv.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        want[idx] = ((numpy_out(hi) ** 2).sum() - (numpy_out(lo) ** 2).sum()) / (2 * eps)
+    np.testing.assert_allclose(np.array(got_gx), want, rtol=1e-6, atol=1e-9)
 
 
 def test_ifelse_net_trains():

@@ -68,3 +68,21 @@ def test_bad_arguments():
         fluid.inspect(fetch_list=[x], backend="cuda")
     with pytest.raises(fluid.FluidcError, match="feed 'z' is not a var"):
         fluid.inspect(feed={"z": np.ones(2)}, fetch_list=[x])
+
+
+def test_debug_graphviz_path_writes_each_plans_graphs(tmp_path):
+    x = fluid.layers.data(name="x", shape=[8], dtype="float32")
+    y = fluid.layers.softmax(fluid.layers.relu(x))
+    strategy = fluid.BuildStrategy()
+    strategy.debug_graphviz_path = str(tmp_path / "graphs" / "g")
+    compiled = fluid.CompiledProgram(fluid.default_main_program(), build_strategy=strategy)
+    exe = fluid.Executor(fluid.CPUPlace())
+    for batch in (2, 3, 2):  # two feed signatures: two plans, each drawn once
+        exe.run(compiled, feed={"x": np.ones((batch, 8), "float32")}, fetch_list=[y])
+    files = sorted(p.name for p in (tmp_path / "graphs").iterdir())
+    assert files == ["g.0.compiled.dot", "g.0.program.dot", "g.1.compiled.dot",
+                     "g.1.program.dot"]
+    for name in files:
+        text = (tmp_path / "graphs" / name).read_text()
+        assert text.count("digraph") == 1  # one graph per file
+    assert "relu" in (tmp_path / "graphs" / "g.1.compiled.dot").read_text()

@@ -371,6 +371,36 @@ add("conv2d", Case({"Input": f(2, 3, 7, 8), "Filter": f(4, 3, 3, 3)}, {"paddings
          label="nhwc_same", tol=CONV32))
 add("depthwise_conv2d", Case({"Input": f(2, 4, 6, 6), "Filter": f(8, 1, 3, 3)},
                              {"groups": 4, "paddings": [1, 1], "dilations": [2, 2]}, tol=CONV32))
+add("conv3d", Case({"Input": f(2, 3, 5, 6, 4), "Filter": f(4, 3, 2, 3, 2)},
+                   {"paddings": [1, 0, 1]}, tol=CONV32),
+    Case({"Input": f(1, 4, 5, 5, 6), "Filter": f(6, 2, 3, 2, 2)},
+         {"groups": 2, "strides": [2, 1, 2], "paddings": [0, 1, 2, 0, 1, 1],
+          "dilations": [1, 2, 1]}, label="groups_pad6", tol=CONV32),
+    Case({"Input": f(2, 2, 4, 5, 3), "Filter": f(3, 2, 2, 2, 2)},
+         {"padding_algorithm": "SAME", "strides": [2, 2, 1]}, label="same", tol=CONV32))
+add("conv2d_transpose", Case({"Input": f(2, 3, 4, 5), "Filter": f(3, 2, 3, 2)}, {},
+                             tol=CONV32),
+    Case({"Input": f(1, 4, 3, 4), "Filter": f(4, 3, 3, 3)},
+         {"groups": 2, "strides": [2, 1], "paddings": [1, 0, 2, 1], "dilations": [1, 2]},
+         label="groups_pad4", tol=CONV32),
+    Case({"Input": f(2, 2, 3, 3), "Filter": f(2, 3, 3, 2)},
+         {"strides": [2, 2], "paddings": [0, 2, 1, 0], "output_padding": [1, 1]},
+         label="output_padding", tol=CONV32),
+    Case({"Input": f(1, 2, 3, 3), "Filter": f(2, 2, 3, 3)},
+         {"strides": [3, 3], "output_size": [10, 11]}, label="output_size", tol=CONV32))
+add("conv3d_transpose", Case({"Input": f(1, 2, 3, 3, 2), "Filter": f(2, 2, 2, 3, 2)},
+                             {"strides": [2, 1, 1], "paddings": [1, 0, 1]}, tol=CONV32),
+    Case({"Input": f(1, 2, 2, 3, 2), "Filter": f(2, 2, 2, 2, 2)},
+         {"padding_algorithm": "SAME", "strides": [2, 2, 1]}, label="same", tol=CONV32))
+# conv2d_fused and pool2d_argmax are written by passes/conv_fusion.py (tests/test_conv_fusion.py)
+add("conv2d_fused", Case({"Input": f(2, 3, 7, 8), "Filter": f(4, 3, 3, 3), "Bias": f(4)},
+                         {"paddings": [1, 1], "act": "relu"}, tol=CONV32),
+    Case({"Input": f(2, 5, 3, 6), "Filter": f(4, 3, 2, 2)},
+         {"data_format": "NHWC", "groups": 2, "strides": [2, 1]}, label="nhwc_no_bias",
+         tol=CONV32))
+add("pool2d_argmax", Case({"X": f(2, 3, 7, 9)}, {"ksize": [3, 3], "strides": [2, 2],
+                                                 "paddings": [1, 1], "ceil_mode": True},
+                          outs=("Out", "Indices")))
 add("pool2d", *[Case({"X": f(2, 3, 7, 9)}, a, label=lbl) for lbl, a in (
     ("max", {"ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1]}),
     ("avg_ceil", {"pooling_type": "avg", "ksize": [2, 2], "strides": [2, 2], "ceil_mode": True}),
@@ -378,6 +408,13 @@ add("pool2d", *[Case({"X": f(2, 3, 7, 9)}, a, label=lbl) for lbl, a in (
     ("global", {"pooling_type": "avg", "global_pooling": True}),
     ("adaptive", {"pooling_type": "max", "ksize": [2, 3], "adaptive": True}),
     ("nhwc", {"ksize": [2, 2], "strides": [2, 2], "data_format": "NHWC"}))])
+add("max_pool2d_with_index", *[Case({"X": f(2, 3, 7, 9)}, a, outs=("Out", "Mask"), label=lbl)
+                                for lbl, a in (
+    ("pad", {"ksize": [3, 3], "strides": [2, 2], "paddings": [1, 1]}),
+    ("ceil_empty_windows", {"ksize": [2, 2], "strides": [2, 2], "paddings": [1, 1],
+                            "ceil_mode": True}),
+    ("global", {"global_pooling": True}),
+    ("adaptive", {"ksize": [2, 3], "adaptive": True}))])
 add("layer_norm", Case({"X": f(4, 5, 33), "Scale": f(33), "Bias": f(33)}, {"begin_norm_axis": 2},
                        outs=("Y", "Mean", "Variance"), tol=(1e-5, 1e-5)),
     Case({"X": f(3, 4, 5), "Scale": f(20)}, {"epsilon": 1e-3}, outs=("Y",), label="no_bias",
@@ -422,10 +459,25 @@ add("strided_slice", Case({"Input": f(*S)}, {"axes": [0, 2], "starts": [-1, 1], 
 add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
     Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
 add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))
+add("crop_tensor", Case({"X": f(4, 5, 6)}, {"shape": [2, -1, 3], "offsets": [1, 2, 0]}),
+    Case({"X": f(3, 4)}, {"shape": [3, 2]}, label="no-offsets"))
+add("shard_index", Case({"X": I((7, 1), 0, 20)}, {"index_num": 20, "nshards": 3, "shard_id": 1},
+                        dtypes=("int64",)),
+    Case({"X": I((2, 3, 1), 0, 9, "int32")}, {"index_num": 9, "nshards": 2, "shard_id": 0,
+                                              "ignore_value": -5}, dtypes=("int32",), label="int32"))
+add("cvm", Case({"X": f(5, 6, lo=0.0, hi=9.0), "CVM": f(5, 2, lo=0.0, hi=3.0)}),
+    Case({"X": f(5, 6), "CVM": f(5, 2)}, {"use_cvm": False}, label="no-cvm"))
+add("spectral_norm", Case({"Weight": f(3, 4, 2), "U": f(3), "V": f(8)}, {"power_iters": 2}),
+    Case({"Weight": f(2, 5, 3, 3), "U": f(5), "V": f(18)}, {"dim": 1, "power_iters": 0},
+         label="dim1"))
 add("expand_v2", Case({"X": f(3, 1)}, {"shape": [2, -1, 5]}))
 add("fill_constant_batch_size_like", Case({"Input": f(4, 3)}, {"shape": [-1, 7], "value": 1.5}))
+add("is_empty", Case({"X": f(*S)}), Case({"X": f(0, 3)}, label="empty"))
 add("arg_max", Case({"X": f(*S)}, {"axis": 1}), Case({"X": f(*S)}, {"flatten": True}, label="flat"))
 add("arg_min", Case({"X": f(*S)}, {"axis": -1, "keepdims": True}))
+add("shape", Case({"Input": f(*S)}), Case({"Input": I((2, 1, 4), 0, 9, "int32")},
+                                          dtypes=("int32",), label="int32"))
+add("rnn_memory_helper", Case({"X": f(*S)}))
 add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
     Case({"X": f(4, 7, 3)}, {"k": 2, "axis": 1, "largest": False}, label="axis1_smallest"))
 
@@ -453,7 +505,10 @@ def test_every_forward_op_has_a_case():
     # tests/test_control_flow.py.
     checks = {t for t in forward_op_types() if not get_op_def(t).outputs
               or get_op_def(t).kind == "control"} | {"select_output"}
-    missing = forward_op_types() - set(CASES) - RANDOM_OPS - lod_ops - checks
+    # Tensor-array and LoD-rank ops (kind 'array') are never compiled: a program holding them
+    # runs on the reference executor (tests/test_tensor_array.py, test_dynamic_rnn.py, ...).
+    arrays = {t for t in forward_op_types() if get_op_def(t).kind == "array"}
+    missing = forward_op_types() - set(CASES) - RANDOM_OPS - lod_ops - checks - arrays
     assert not missing, f"forward ops with no C-backend case in test_ops_c.py: {sorted(missing)}"
     stateful = {t for t in forward_op_types() if get_op_def(t).stateful}
     assert stateful <= RANDOM_OPS, f"random ops without a statistical test: {stateful - RANDOM_OPS}"

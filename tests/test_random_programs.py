@@ -47,8 +47,9 @@ base_shapes = st.one_of(
 
 
 @st.composite
-def programs(draw):
-    """(program, feed spec {name: (shape, dtype)}, fetch names)."""
+def programs(draw, batched: bool = False):
+    """(program, feed spec {name: (shape, dtype)}, fetch names); batched: and the feeds whose
+    dim 0 is the base shape's (the batch dim, which may then take any size)."""
     base = draw(base_shapes)
     program = fluid.Program()
     block = program.global_block()
@@ -140,6 +141,8 @@ def programs(draw):
     fetch = draw(st.lists(st.sampled_from(computed), max_size=3, unique=True))
     if computed[-1] not in fetch:
         fetch.append(computed[-1])
+    if batched:
+        return program, feeds, fetch, [v.name for v in vs if v.name in feeds and v.start == 0]
     return program, feeds, fetch
 
 

@@ -144,3 +144,46 @@ def test_slice_fed_starts_ends_and_gradient(monkeypatch, seed):
         for g, r, want in zip(got, ref, (xv[index], want_dx)):
             np.testing.assert_array_equal(g, want)
             np.testing.assert_array_equal(r, want)
+
+
+def test_slice_bounds_computed_in_a_loop_are_never_taken_as_their_initial_value():
+    """paddle.slice(x, [0], [i], [i + 1]) with a while_loop counter i: the bounds are tensors
+    read when the program runs, never i's initial fill_constant value (x[0] every step); fluidc
+    refuses the body, whose output shape they decide."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [4, 3], "float32")
+        i = paddle.full([1], 0, "int64")
+        z = paddle.zeros([1, 3], "float32")
+
+        def cond(i, z):
+            return paddle.less_than(i, paddle.full([1], 4, "int64"))
+
+        def body(i, z):
+            return i + 1, z + paddle.slice(x, [0], [i], [i + 1])
+
+        _, total = paddle.static.nn.while_loop(cond, body, [i, z])
+    with pytest.raises(ValueError, match="loop var"):
+        _exe().run(main, feed={"x": np.ones((4, 3), "float32")}, fetch_list=[total])
+
+
+@pytest.mark.parametrize("bounds", [(1, 4, 0, 6), (-4, 100, -1, -2), (0, 6, 3, 3)])
+def test_getitem_with_tensor_slice_bounds(monkeypatch, bounds):
+    """x[s:e, i, 1:v] with int Variables s, e, i, v (paddle.full): every bound becomes
+    StartsTensor / EndsTensor, folded before the run (the index i, -1 included, keeps dropping
+    its dim); a fed bound is refused by name (a fed value is not propagated through the concat
+    of the bounds), never read wrong."""
+    rng = np.random.default_rng(0)
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [6, 5, 7], "float64")
+        s, e, i, v = (paddle.full([], b, "int64") for b in bounds)
+        out = x[s:e, i, 1:v]
+        assert tuple(out.shape) == (-1, -1)
+        fed = paddle.static.data("fed", [], "int64")
+        refused = x[fed:3]
+    xv = rng.standard_normal((6, 5, 7))
+    sv, ev, iv, vv = bounds
+    _check(monkeypatch, main, {"x": xv}, [out], [xv[sv:ev, iv, 1:vv]])
+    with pytest.raises(OpError, match="must be fed, or be computed from constants"):
+        _exe().run(main, feed={"x": xv, "fed": np.array(1, "int64")}, fetch_list=[refused])

@@ -344,3 +344,18 @@ class While:
         with _SubBlock() as block:
             yield
         _append_while(block, self.cond_var, self.is_test)
+
+
+# Paddle 1.x's fluid.layers.control_flow also held StaticRNN, IfElse, DynamicRNN, the tensor
+# arrays and their LoD ops (`from paddle.fluid.layers.control_flow import lod_rank_table`);
+# fluidc defines them in modules of their own, which import this one.
+_ALSO_HERE = ("static_rnn", "ifelse", "dynamic_rnn", "tensor_array")
+
+
+def __getattr__(name: str):
+    import importlib
+    for module in _ALSO_HERE:
+        found = getattr(importlib.import_module(f"{__package__}.{module}"), name, None)
+        if found is not None and not name.startswith("_"):
+            return found
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

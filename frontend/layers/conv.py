@@ -120,7 +120,7 @@ def pool2d(input, pool_size=-1, pool_type: str = "max", pool_stride=1, pool_padd
     if not global_pooling and pool_size == -1:
         raise FluidcError(f"pool2d '{helper.name}': pool_size is required unless "
                           f"global_pooling")
-    paddings, algo = _padding(pool_padding, helper.name)
+    paddings, algo = _padding(pool_padding, helper.name, data_format)
     return _out(helper, "pool2d", {"X": [input]}, {
         "pooling_type": pool_type, "ksize": _pair(pool_size, "pool_size", helper.name),
         "global_pooling": global_pooling, "strides": _pair(pool_stride, "pool_stride", helper.name),

@@ -23,14 +23,27 @@ from .tensor import fill_constant
 from .tensor_array import array_read, array_write
 
 
-def _array_like(block, name: str, x: Variable) -> Variable:
+def _array_like(block, name: str, x: Variable, lod_level: int = 0) -> Variable:
+    """An array of entries shaped like x's rows (entries of LoD level lod_level)."""
     return block.create_var(name=unique_name.generate(name), type=VarType.LOD_TENSOR_ARRAY,
-                            dtype=x.dtype, shape=[-1] + list(x.shape[1:]))
+                            dtype=x.dtype, shape=[-1] + list(x.shape[1:]), lod_level=lod_level)
+
+
+def _one_var(x, arg: str, layer: str) -> Variable:
+    """x, or the one Variable of a list (Paddle's check_type lets a list of Variables by)."""
+    check_type(x, arg, (Variable, list), layer)
+    if isinstance(x, list):
+        for i, v in enumerate(x):
+            check_type(v, f"{arg}[{i}]", Variable, layer)
+        if len(x) != 1:
+            raise TypeError(f"{layer}: '{arg}' must be one Variable, got a list of {len(x)}")
+        x = x[0]
+    return x
 
 
 def lod_rank_table(x: Variable, level: int = 0) -> Variable:
     """x's sequences of LoD level `level` ranked by length, longest first."""
-    check_type(x, "x", Variable, "lod_rank_table")
+    x = _one_var(x, "x", "lod_rank_table")
     check_type(level, "level", int, "lod_rank_table")
     helper = LayerHelper("lod_rank_table")
     table = helper.main_program.current_block().create_var(
@@ -52,10 +65,11 @@ def max_sequence_len(rank_table: Variable) -> Variable:
 def lod_tensor_to_array(x: Variable, table: Variable) -> Variable:
     """x cut into time steps by the rank table: entry t holds step t of each sequence longer
     than t, longest first."""
-    check_type(x, "x", Variable, "lod_tensor_to_array")
-    check_type(table, "table", Variable, "lod_tensor_to_array")
+    x = _one_var(x, "x", "lod_tensor_to_array")
+    table = _one_var(table, "table", "lod_tensor_to_array")
     helper = LayerHelper("lod_tensor_to_array")
-    array = _array_like(helper.main_program.current_block(), "lod_tensor_to_array", x)
+    array = _array_like(helper.main_program.current_block(), "lod_tensor_to_array", x,
+                        max(x.lod_level - 1, 0))  # a step of a sequence: one level less
     helper.append_op("lod_tensor_to_array", {"X": [x], "RankTable": [table]},
                      {"Out": [array]})
     return array
@@ -63,8 +77,8 @@ def lod_tensor_to_array(x: Variable, table: Variable) -> Variable:
 
 def array_to_lod_tensor(x: Variable, table: Variable) -> Variable:
     """lod_tensor_to_array undone: the steps put back into the sequences' order and LoD."""
-    check_type(x, "x", Variable, "array_to_lod_tensor")
-    check_type(table, "table", Variable, "array_to_lod_tensor")
+    x = _one_var(x, "x", "array_to_lod_tensor")
+    table = _one_var(table, "table", "array_to_lod_tensor")
     helper = LayerHelper("array_to_lod_tensor")
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("array_to_lod_tensor", {"X": [x], "RankTable": [table]},
@@ -87,6 +101,9 @@ def reorder_lod_tensor_by_rank(x: Variable, rank_table: Variable) -> Variable:
     """x's sequences (rows without LoD) in the rank table's order."""
     check_type(x, "x", Variable, "reorder_lod_tensor_by_rank")
     check_type(rank_table, "rank_table", Variable, "reorder_lod_tensor_by_rank")
+    if rank_table.type != VarType.LOD_RANK_TABLE:
+        raise TypeError(f"reorder_lod_tensor_by_rank: the type of rank_table "
+                        f"'{rank_table.name}' should be LOD_RANK_TABLE (made by lod_rank_table)")
     helper = LayerHelper("reorder_lod_tensor_by_rank")
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("reorder_lod_tensor_by_rank", {"X": [x], "RankTable": [rank_table]},
@@ -187,10 +204,12 @@ class DynamicRNN:
         """A var holding the previous step's value: init (reordered by rank if need_reorder)
         at the first step, else `value` in `shape` per sequence."""
         self._assert_in_rnn_block_("memory")
+        if shape is not None:
+            check_type(shape, "shape", (list, tuple), "memory")
+        if init is not None:
+            check_type(init, "init", Variable, "memory")
         self._init_zero_idx_()
         if init is not None:
-            if not isinstance(init, Variable):
-                raise TypeError("The input arg `init` of memory() must be a Variable")
             with self._in_parent():
                 if need_reorder:
                     if self.lod_rank_table is None:

@@ -16,7 +16,6 @@ from ..framework import Parameter, Variable, default_main_program, default_start
 from ..initializer import Constant, Xavier
 from ..ops import get_op_def
 from ..ops.define import computes_on_complex
-from ..ops.tensor import fill_value
 from ..param_attr import ParamAttr
 
 # The dtype groups layers accept (Paddle's check_dtype lists, spelled as fluidc's dtype names).
@@ -70,57 +69,6 @@ def check_variable_and_dtype(x, arg: str, dtypes: tuple[str, ...], layer: str,
     """check_type(x, Variable) then check_dtype(x.dtype): Paddle's check on a layer's inputs."""
     check_type(x, arg, Variable, layer, hint)
     check_dtype(x.dtype, arg, dtypes, layer, hint)
-
-
-def constant_ints(var: Variable, arg: str, layer: str) -> list[int]:
-    """The int values of a Variable passed where Paddle takes an int or a shape (concat's axis,
-    reshape's shape), when the program fixes them: var is written once, by a fill_constant of
-    fixed shape and value (paddle.full). fluidc plans need such values before a run, so a
-    Variable computed or fed at run time is an ArgumentTypeError naming the argument."""
-    check_dtype(var.dtype, arg, ("int32", "int64"), layer)
-    values = fixed_ints(var)
-    if values is None:
-        raise ArgumentTypeError(
-            f"'{arg}' of {layer} is the Variable '{var.name}', whose value is only known when "
-            f"the program runs; fluidc needs it when the program is built: pass an int (list), "
-            f"or a Variable made by paddle.full / fill_constant")
-    return values
-
-
-def fixed_ints(var: Variable) -> list[int] | None:
-    """The int values the program fixes for var (written once, by a fill_constant of fixed
-    shape and value, as paddle.full makes it), or None when only a run gives them."""
-    writers = [op for b in var.block.program.blocks for op in b.ops
-               if var.name in op.output_arg_names]
-    op = writers[0] if len(writers) == 1 else None
-    if op is None or op.type != "fill_constant" or op.desc.input_arg_names or var.persistable:
-        return None
-    return [int(fill_value(op.desc.attrs))] * int(np.prod(op.attr("shape")))
-
-
-def one_constant_int(var: Variable, arg: str, layer: str) -> int:
-    """constant_ints of a Variable that must hold one value (an axis, one dim of a shape)."""
-    values = constant_ints(var, arg, layer)
-    if len(values) != 1:
-        raise ArgumentTypeError(f"'{arg}' of {layer} must hold one value, but the Variable "
-                                f"'{var.name}' holds {len(values)}")
-    return values[0]
-
-
-def int_list(values, arg: str, layer: str) -> list[int]:
-    """A list argument of ints where Paddle also takes Variables (a shape, axes, sections,
-    slice bounds): a Variable for the whole list or for single items, each fixed by the program
-    (constant_ints / one_constant_int); any other item is an ArgumentTypeError."""
-    if isinstance(values, Variable):
-        return constant_ints(values, arg, layer)
-    out = []
-    for i, v in enumerate(values):
-        if isinstance(v, Variable):
-            out.append(one_constant_int(v, f"{arg}[{i}]", layer))
-        else:
-            check_type(v, f"{arg}[{i}]", (int, np.integer), layer)
-            out.append(int(v))
-    return out
 
 
 def _vars(vs) -> list:

@@ -7,9 +7,9 @@ import numpy as np
 
 from .. import unique_name
 from ..framework import Variable
-from ..dtypes import dtype_name
-from .conv import unsqueeze
-from .tensor import fill_constant
+from ..dtypes import VarType, dtype_name
+from .conv import squeeze, unsqueeze
+from .tensor import cast, concat, fill_constant
 
 # Paddle's bounds for an open slice end: "to the end" (or, stepping back, "to the front").
 MAX_INTEGER = 2 ** 31 - 1
@@ -76,8 +76,32 @@ def _bound_tensors(x: Variable, axes, starts, ends, decrease) -> dict[str, list[
             "EndsTensorList": [as_tensor(v) for v in ends]}
 
 
+def int_tensor(values) -> Variable:
+    """A 1-D int64 tensor of `values`, ints and one-value int Variables (slice bounds given as
+    one StartsTensor / EndsTensor): each item as a [1] tensor, joined by concat."""
+    def one(v):
+        if not isinstance(v, Variable):
+            return fill_constant([1], "int64", int(v))
+        v = v if v.dtype == VarType.INT64 else cast(v, "int64")
+        return v if len(v.shape) == 1 else unsqueeze(squeeze(v, []), [0])
+    return concat([one(v) for v in values], 0)
+
+
+def _tensor_bounds(x: Variable, item: slice) -> bool:
+    """Whether item is a step-1 slice with an int Variable bound (read when the program
+    runs: the op's StartsTensor / EndsTensor)."""
+    bounds = [b for b in (item.start, item.stop) if isinstance(b, Variable)]
+    if not bounds or item.step not in (None, 1):
+        return False
+    for b in bounds:
+        _check_index_var(x, b)
+    return True
+
+
 def getitem(x: Variable, index) -> Variable:
-    """x[index] for ints, slices (any step), None and Ellipsis, as Paddle's static indexing."""
+    """x[index] for ints, slices (any step), None and Ellipsis, as Paddle's static indexing.
+    A step-1 slice bounded by an int Variable makes every bound a tensor (StartsTensor /
+    EndsTensor), whose values fluidc folds in before a run (passes/shape_inputs.py)."""
     items = list(index) if isinstance(index, tuple) else [index]
     items = _expand_ellipsis(x, items)
     none_axes, kept = [], []
@@ -90,7 +114,15 @@ def getitem(x: Variable, index) -> Variable:
         raise IndexError(f"too many indices for Variable '{x.name}' of shape {list(x.shape)}: "
                          f"{len(kept)} given")
     axes, starts, ends, steps, decrease = [], [], [], [], []
+    tensor_bounds = False
     for dim, item in enumerate(kept):
+        if isinstance(item, slice) and _tensor_bounds(x, item):
+            tensor_bounds = True
+            axes.append(dim)
+            starts.append(0 if item.start is None else item.start)
+            ends.append(MAX_INTEGER if item.stop is None else item.stop)
+            steps.append(1)
+            continue
         if isinstance(item, Variable):
             _check_index_var(x, item)
             axes.append(dim)
@@ -125,11 +157,14 @@ def getitem(x: Variable, index) -> Variable:
         out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{x.name}_{op_type}"),
                                dtype=x.dtype)
         inputs = {"Input": [x]}
-        if any(isinstance(s, Variable) for s in starts):
+        if tensor_bounds:  # starts / ends decide the output shape: folded before a run
+            inputs.update(StartsTensor=[int_tensor(starts)], EndsTensor=[int_tensor(ends)])
+            starts, ends = [-1] * len(axes), [-1] * len(axes)
+        elif any(isinstance(s, Variable) for s in starts):
             inputs.update(_bound_tensors(x, axes, starts, ends, decrease))
             starts, ends = [-1] * len(axes), [-1] * len(axes)
         attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": decrease,
-                 "infer_flags": [1] * len(axes)}
+                 "infer_flags": [-1 if tensor_bounds else 1] * len(axes)}
         if strided:
             attrs["strides"] = steps
         block.append_op(op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)

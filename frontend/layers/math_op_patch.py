@@ -14,7 +14,7 @@ from numbers import Number
 from ..dtypes import VarType, convert_dtype
 from ..framework import Variable
 from . import api2, nn, tensor
-from .api2 import manipulation
+from .api2 import manipulation, shaping
 from .helper import LayerHelper, static_inplace
 from .indexing import getitem
 
@@ -131,7 +131,7 @@ _METHODS = {
     "transpose": api2.transpose, "rsqrt": nn.rsqrt, "sigmoid": nn.sigmoid,
     "moveaxis": manipulation.moveaxis, "t": manipulation.t, "reshape_": manipulation.reshape_,
     "add_": static_inplace(api2.add, "add"), "subtract_": static_inplace(api2.subtract, "subtract"),
-    "scale_": api2.scale_,
+    "scale_": api2.scale_, "squeeze": shaping.squeeze, "unsqueeze": shaping.unsqueeze,
 }
 
 

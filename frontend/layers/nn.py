@@ -8,9 +8,9 @@ from ..errors import FluidcError, ShapeError
 from ..framework import Variable
 from ..initializer import Constant
 from ..param_attr import ParamAttr
-from .helper import (ALL_DTYPES, FLOAT_DTYPES, REAL_DTYPES, LayerHelper, ShapeAssertionError,
-                     append_unary, check_dtype, check_type, check_variable_and_dtype, fixed_ints,
-                     one_constant_int)
+from .helper import (ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, REAL_DTYPES, LayerHelper,
+                     ShapeAssertionError, append_unary, check_dtype, check_type,
+                     check_variable_and_dtype)
 from .loss import _hard_label_cross_entropy
 from .tensor import fill_constant
 
@@ -109,7 +109,7 @@ def gelu(x, approximate: bool = False, name=None):
 def scale(x, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True, act=None,
           name=None):
     """scale * x + bias (or scale * (x + bias)); a Variable scale is the op's ScaleTensor input."""
-    check_variable_and_dtype(x, "x", REAL_DTYPES, "scale")
+    check_variable_and_dtype(x, "x", REAL_DTYPES + COMPLEX_DTYPES, "scale")  # Paddle's list
     helper = LayerHelper("scale", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     inputs = {"X": [x]}
@@ -267,17 +267,13 @@ def reshape(x, shape, actual_shape=None, act=None, inplace: bool = False, name=N
     inputs = {"X": [x]}
     if isinstance(actual_shape, Variable):  # 1.x: it overrides `shape` when the program runs
         inputs["Shape"] = [_shape_var(actual_shape, "actual_shape")]
+    # Variables are read when the plan is built (passes/shape_inputs.py), as Paddle reads them
+    # when the program runs: a value known at build time may still be rewritten later (a loop).
     if isinstance(shape, Variable):
-        fixed = fixed_ints(_shape_var(shape, "shape"))
-        if fixed is None:  # fed or computed: the Shape input, folded when the plan is built
-            inputs["Shape"], shape = [shape], []
-        else:
-            shape = fixed
-    elif any(isinstance(d, Variable) and fixed_ints(d) is None for d in shape):
+        inputs["Shape"], shape = [_shape_var(shape, "shape")], []
+    elif any(isinstance(d, Variable) for d in shape):
         inputs["ShapeTensor"] = [_dim_var(d, i) for i, d in enumerate(shape)]
         shape = [-1 if isinstance(d, Variable) else d for d in shape]
-    shape = [one_constant_int(d, f"shape[{i}]", "reshape") if isinstance(d, Variable) else d
-             for i, d in enumerate(shape)]
     for i, d in enumerate(shape):
         check_type(d, f"shape[{i}]", (int, np.integer), "reshape")
     if len(inputs) == 1:

@@ -9,9 +9,10 @@ from ..dtypes import VarType, convert_dtype, dtype_name
 from ..framework import Variable, default_main_program, default_startup_program
 from ..initializer import Constant
 from ..ops.tensor import fill_constant_attrs
+from .conv import squeeze, stack
 from .tensor_array import tensor_array_to_tensor
-from .helper import (ALL_DTYPES, ArgumentTypeError, LayerHelper, check_dtype, check_type,
-                     check_variable_and_dtype, one_constant_int)
+from .helper import (ALL_DTYPES, ArgumentTypeError, ArgumentValueError, LayerHelper,
+                     check_dtype, check_type, check_variable_and_dtype)
 
 
 def _data_shape(name: str, shape) -> list[int]:
@@ -89,16 +90,21 @@ def _shape_inputs(shape) -> tuple[list[int], dict]:
     """A creation op's `shape` attribute and inputs, as Paddle writes them: an int Variable is
     its ShapeTensor (the attr empty); a list holding Variables (one int each) its
     ShapeTensorList (-1 in the attr where a Variable gives the dim, the ints as [1] constants).
-    The pipeline folds their values in before shape inference (passes/shape_inputs.py)."""
+    int64 Variables are cast to int32 first, as Paddle's layers do. The pipeline folds their
+    values in before shape inference (passes/shape_inputs.py)."""
     if isinstance(shape, Variable):
         shape.stop_gradient = True
-        return [], {"ShapeTensor": [shape]}
+        return [], {"ShapeTensor": [_int32(shape)]}
     attr = [-1 if isinstance(d, Variable) else int(d) for d in shape]
     if not any(isinstance(d, Variable) for d in shape):
         return attr, {}
-    return attr, {"ShapeTensorList": [d if isinstance(d, Variable) else
+    return attr, {"ShapeTensorList": [_int32(d) if isinstance(d, Variable) else
                                       fill_constant([1], "int32", int(d), force_cpu=True)
                                       for d in shape]}
+
+
+def _int32(v: Variable) -> Variable:
+    return cast(v, "int32") if v.dtype == VarType.INT64 else v
 
 
 def fill_constant(shape, dtype, value, force_cpu: bool = False, out: Variable | None = None,
@@ -188,10 +194,12 @@ def assign(input, output: Variable | None = None) -> Variable:
         output = output or helper.create_variable_for_type_inference(input.dtype)
         helper.append_op("assign", inputs={"X": [input]}, outputs={"Out": [output]})
         return output
+    if isinstance(input, (list, tuple)) and any(isinstance(x, Variable) for x in input):
+        return _stacked(list(input))
     arr = np.array([input]) if np.isscalar(input) else np.asarray(input)
-    if arr.dtype == object:
-        raise ArgumentTypeError(f"assign: the input {input!r:.80} mixes Variables with "
-                                f"numbers, which fluidc does not convert to a tensor")
+    if arr.dtype == object:  # Paddle's words
+        raise ArgumentTypeError("The type of received input == `object`, it is not supported "
+                                "to convert to tensor, such as [[Var], [Var], [3], [4]]")
     check_dtype(arr.dtype, "input", tuple(_ASSIGN_VALUE_KEYS), "assign",
                 "(When the type of input in assign is numpy array.)")
     dtype = convert_dtype(arr.dtype)
@@ -200,6 +208,24 @@ def assign(input, output: Variable | None = None) -> Variable:
                      attrs={"shape": list(arr.shape), "dtype": int(dtype),
                             _ASSIGN_VALUE_KEYS[dtype_name(dtype)]: arr.reshape(-1).tolist()})
     return output
+
+
+def _stacked(items: list) -> Variable:
+    """paddle.assign of a list of [1] Variables and numbers, as Paddle builds it: each number
+    a [1] constant (assign), all stacked and squeezed to [n]. (Paddle writes no `output`
+    here, nor does fluidc.)"""
+    if not all(tuple(x.shape) == (1,) for x in items if isinstance(x, Variable)):
+        raise ArgumentTypeError("Unsupported paddle.assign([Variable, Variable...]) with "
+                                "non-scalar variable.")
+    parts = [x if isinstance(x, Variable) else assign(x) for x in items]
+    def item(i: int) -> str:
+        return f"'{items[i].name}'" if isinstance(items[i], Variable) else repr(items[i])
+    for i, x in enumerate(parts):
+        if x.dtype != parts[0].dtype:  # Paddle's stack op refuses them (InvalidArgumentError)
+            raise ArgumentValueError(
+                f"assign: item {i} of the list ({item(i)}) is {dtype_name(x.dtype)}, item 0 "
+                f"({item(0)}) {dtype_name(parts[0].dtype)}; stacking them needs one dtype")
+    return squeeze(stack(parts), [-1])
 
 
 # Paddle's concat list spells uint8 'unit8', so uint8 inputs are refused there: here too.
@@ -222,12 +248,13 @@ def concat(input, axis: int = 0, name: str | None = None) -> Variable:
                                     f"data type: input[{i}] '{x.name}' is {dtype_name(x.dtype)}, "
                                     f"input[0] '{xs[0].name}' {dtype_name(xs[0].dtype)}")
     check_type(axis, "axis", (int, np.integer, Variable), "concat")
-    if isinstance(axis, Variable):
-        axis = one_constant_int(axis, "axis", "concat")
+    inputs = {"X": xs}
+    if isinstance(axis, Variable):  # read when the plan is built (passes/shape_inputs.py)
+        check_dtype(axis.dtype, "axis", ("int32", "int64"), "concat")
+        inputs["AxisTensor"], axis = [axis], 0
     helper = LayerHelper("concat", name=name)
     out = helper.create_variable_for_type_inference(xs[0].dtype)
-    helper.append_op("concat", inputs={"X": xs}, outputs={"Out": [out]},
-                     attrs={"axis": int(axis)})
+    helper.append_op("concat", inputs=inputs, outputs={"Out": [out]}, attrs={"axis": int(axis)})
     return out
 
 

@@ -75,8 +75,10 @@ def _clip_grad(op: OpDesc) -> list[OpDesc]:
     return [OpDesc("clip_grad", ins, {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
 
 
-pointwise("clip", ["X", "Min?", "Max?"], ["Out"], _clip, CLIP_ATTRS, grad=_clip_grad)
-pointwise("clip_grad", ["X", "Min?", "Max?", "Out@GRAD"], ["X@GRAD"], _clip_grad_expr, CLIP_ATTRS)
+pointwise("clip", ["X", "Min?", "Max?"], ["Out"], _clip, CLIP_ATTRS, grad=_clip_grad,
+          scalars=("Min", "Max"))
+pointwise("clip_grad", ["X", "Min?", "Max?", "Out@GRAD"], ["X@GRAD"], _clip_grad_expr, CLIP_ATTRS,
+          scalars=("Min", "Max"))
 
 
 # --- the 1.x/2.x activations Paddle saves as their own ops -------------------------------------
@@ -186,6 +188,6 @@ def _pow_grad(op: OpDesc) -> list[OpDesc]:
 
 pointwise("pow", ["X", "FactorTensor?"], ["Out"],
           lambda o, i, a: {"Out": o.pow(i["X"], _factor(o, i, a))}, {"factor": 1.0},
-          grad=_pow_grad)
+          grad=_pow_grad, scalars=("FactorTensor",))
 pointwise("pow_grad", ["X", "FactorTensor?", "Out@GRAD"], ["X@GRAD"], _pow_grad_expr,
-          {"factor": 1.0})
+          {"factor": 1.0}, scalars=("FactorTensor",))

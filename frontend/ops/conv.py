@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+from fluidc.frontend.lazy_import import torch
+from fluidc.frontend.lazy_import import torch_functional as F
 
+from ..dtypes import VarType
 from ..errors import OpError, ShapeError
 from .define import grad_like
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
@@ -245,6 +246,44 @@ for _t in ("conv2d", "depthwise_conv2d"):
             CONV_ATTRS, _conv_grad_infer, _conv_grad_run, _conv_grad_ref)
 
 
+# conv2d_fused: conv2d with its epilogue, Output = act(conv(Input, Filter) + Bias), Bias [C_out]
+# (optional) and act '' or 'relu'. Written by passes/conv_fusion.py in inference plans (never in a
+# Program); no grad.
+CONV_FUSED_ACTS = ("", "relu")
+
+
+def _conv_fused_ref(ins, a):
+    y = _conv_ref(ins, a)["Output"][0]
+    if ins.get("Bias"):
+        fmt = _data_format("conv2d_fused", a)
+        y = y + np.asarray(ins["Bias"][0]).reshape((1, 1, 1, -1) if fmt == "NHWC" else
+                                                   (1, -1, 1, 1))
+    return {"Output": [(np.maximum(y, 0) if a["act"] == "relu" else y).astype(y.dtype)]}
+
+
+def _conv_fused_run(ins, outs, a, rng):
+    """float32 on CPU: oneDNN's convolution with the bias and activation as post-ops, summed
+    into the zeroed output (its binary form writes into a given tensor: no copy of the result;
+    measured faster than the conv plus a copy). Otherwise torch's convolution with the bias,
+    the activation in place, one copy."""
+    x, w, b = ins["Input"][0], ins["Filter"][0], _bound(ins, "Bias")
+    fmt, x, pad, strides, dil, g, _ = _conv_call(x, w, a, "conv2d_fused")
+    out, act = _nchw(outs["Output"][0], fmt), a["act"]
+    if act not in CONV_FUSED_ACTS:
+        raise OpError(f"op 'conv2d_fused': act must be one of {CONV_FUSED_ACTS}, got {act!r}")
+    if x.dtype == torch.float32 and x.device.type == "cpu" and torch.backends.mkldnn.is_available():
+        out.zero_()
+        torch.ops.mkldnn._convolution_pointwise_.binary(
+            out, x, w, b, pad, strides, dil, g, "add", 1.0, act or None, [], "")
+        return
+    y = torch.convolution(x, w, b, strides, pad, dil, False, [0, 0], g)
+    out.copy_(y.relu_() if act == "relu" else y)
+
+
+_extern("conv2d_fused", ["Input", "Filter", "Bias?"], ["Output"], {**CONV_ATTRS, "act": ""},
+        _conv_infer_fn("conv2d_fused"), _conv_fused_run, _conv_fused_ref)
+
+
 # ---------------------------------------------------------------------------------------------
 # pool2d: max or average over windows; exclusive averages count only the non-padding cells.
 
@@ -430,30 +469,53 @@ def _pool_grad_scales(x, a) -> torch.Tensor:
     return torch.from_numpy(scale).to(x.device, x.dtype)
 
 
+def _channels_last(x):
+    return x.is_contiguous(memory_format=torch.channels_last)
+
+
+def _max_pool(x, k, s, pad, ceil):
+    """(out, argmax indices) of torch's max pool over the NCHW view x, run channels-last: torch's
+    kernel over NCHW-contiguous tensors measured about 10x slower than over a channels-last copy
+    (7.5 ms against 0.65 ms with the copy, on the bench CNN's first pool). The indices count
+    cells of each (n, c) plane whatever the memory format."""
+    if not _channels_last(x):
+        x = x.contiguous(memory_format=torch.channels_last)
+    return torch.ops.aten.max_pool2d_with_indices(x, k, s, pad, [1, 1], ceil)
+
+
+def _max_pool_into(y, x, k, s, pad, ceil) -> None:
+    """y = the max pool of x (NCHW views): straight into y when both are channels-last (NHWC
+    data), else through _max_pool and one copy of its (smaller) output."""
+    if _channels_last(x) and _channels_last(y):
+        idx = torch.empty(0, dtype=torch.int64, device=y.device)  # the kernel's temporary
+        torch.ops.aten.max_pool2d_with_indices.out(x, k, s, pad, [1, 1], ceil, out=y,
+                                                   indices=idx)
+    else:
+        y.copy_(_max_pool(x, k, s, pad, ceil)[0])
+
+
 def _pool_run(ins, outs, a, rng):
     A = torch.ops.aten
     fmt, is_max, kind, k, s, pad, ceil, explicit = _pool_call(ins["X"][0], a, "pool2d")
     x, y = _nchw(ins["X"][0], fmt), _nchw(outs["Out"][0], fmt)
     if y.numel() == 0:
         return
-    # Max pools write Out in place through the kernels that also give the argmax indices (the
-    # only ones with out=; torch's max_pool2d makes them too): the indices are the temporary.
-    idx = torch.empty(0, dtype=torch.int64, device=y.device) if is_max else None
     if kind == "adaptive":
-        if is_max:
+        if is_max:  # written in place by the kernel that also gives the argmax indices (the
+            # only one with out=): the indices are the temporary
+            idx = torch.empty(0, dtype=torch.int64, device=y.device)
             A.adaptive_max_pool2d.out(x, k, out=y, indices=idx)
         else:
             A.adaptive_avg_pool2d.out(x, k, out=y)
     elif kind == "native":
         if is_max:
-            A.max_pool2d_with_indices.out(x, k, s, pad, [1, 1], ceil, out=y, indices=idx)
+            _max_pool_into(y, x, k, s, pad, ceil)
         else:
             A.avg_pool2d.out(x, k, s, pad, ceil, not _exclusive(a), None, out=y)
     else:
         t, b, l, r = explicit
         if is_max:
-            A.max_pool2d_with_indices.out(F.pad(x, (l, r, t, b), value=-math.inf), k, s, [0, 0],
-                                          [1, 1], False, out=y, indices=idx)
+            _max_pool_into(y, F.pad(x, (l, r, t, b), value=-math.inf), k, s, [0, 0], False)
             return
         total = F.avg_pool2d(F.pad(x, (l, r, t, b)), k, s, divisor_override=1)
         torch.div(total, _pool_divisors(ins["X"][0], a, "pool2d"), out=y)
@@ -463,6 +525,12 @@ def _pool_grad(op: OpDesc) -> list[OpDesc]:
     return [OpDesc("pool2d_grad", {"X": op.input("X"), "Out": op.output("Out"),
                                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+def _scatter_max(d, x, k, s, pad, ceil, idx, dx) -> None:
+    """dx = dOut d routed to the argmax indices idx of the max pool over x (NCHW views)."""
+    torch.ops.aten.max_pool2d_with_indices_backward.grad_input(d, x, k, s, pad, [1, 1], ceil,
+                                                                idx, grad_input=dx)
 
 
 def _pool_grad_run(ins, outs, a, rng):
@@ -495,9 +563,7 @@ def _pool_grad_run(ins, outs, a, rng):
             A._adaptive_avg_pool2d_backward.out(g * count, x, out=dx)
     elif kind == "native":
         if is_max:
-            _, idx = A.max_pool2d_with_indices(x, k, s, pad, [1, 1], ceil)
-            A.max_pool2d_with_indices_backward.grad_input(d, x, k, s, pad, [1, 1], ceil, idx,
-                                                          grad_input=dx)
+            _scatter_max(d, x, k, s, pad, ceil, _max_pool(x, k, s, pad, ceil)[1], dx)
         else:
             A.avg_pool2d_backward.grad_input(g, x, k, s, pad, ceil, True, 1, grad_input=dx)
     else:  # the grad over the explicitly padded x, cropped back (rows cropped off get 0)
@@ -505,7 +571,7 @@ def _pool_grad_run(ins, outs, a, rng):
         n, c, h, w = x.shape
         if is_max:
             xp = F.pad(x, (l, r, t, b), value=-math.inf)
-            _, idx = A.max_pool2d_with_indices(xp, k, s, [0, 0], [1, 1], False)
+            _, idx = _max_pool(xp, k, s, [0, 0], False)
             dxp = A.max_pool2d_with_indices_backward(d, xp, k, s, [0, 0], [1, 1], False, idx)
         else:
             shape = d.new_empty(()).expand(n, c, h + t + b, w + l + r)  # only its shape is read
@@ -520,5 +586,66 @@ _extern("pool2d", ["X"], ["Out"], POOL_ATTRS, _pool_infer, _pool_run,
         lambda ins, a: {"Out": [_pool_np(np.asarray(ins["X"][0]), a)]}, _pool_grad)
 _extern("pool2d_grad", ["X", "Out", "Out@GRAD"], ["X@GRAD?"], POOL_ATTRS,
         lambda ins, a: {"X@GRAD": [ins["X"][0]]}, _pool_grad_run,
+        lambda ins, a: {"X@GRAD": [_pool_np(np.asarray(ins["X"][0]), a,
+                                            np.asarray(ins["Out@GRAD"][0]))]})
+
+
+# ---------------------------------------------------------------------------------------------
+# pool2d_argmax / pool2d_argmax_grad: a max pool2d that also keeps torch's argmax indices (int64,
+# each maximum's h * W + w in its input plane) for its grad, which then scatters dOut without
+# recomputing them (pool2d_grad's pass over X). Written by passes/conv_fusion.py in training
+# plans for max pools torch computes with its own padding (`native_max_pool`); never in a
+# Program. The indices cost an int64 per output in the arena.
+
+def native_max_pool(shape, a) -> bool:
+    """Whether pool2d (complete attrs `a`) over X of `shape` is a max pool torch's kernels
+    compute with their own padding, so its indices address X itself."""
+    if a["pooling_type"] != "max" or a["adaptive"]:
+        return False
+    return _pool_call(torch.empty(tuple(shape), device="meta"), a, "pool2d")[2] == "native"
+
+
+def _argmax_infer(ins, a):
+    out = _pool_infer(ins, a)["Out"][0]
+    return {"Out": [out], "Indices": [VarInfo(out.shape, VarType.INT64, out.lod_level)]}
+
+
+def _argmax_ref(ins, a):
+    """Out as pool2d's; Indices: the first maximum of each window."""
+    x = np.asarray(ins["X"][0])
+    fmt, k, s, pads, out = pool_geometry("pool2d_argmax", x.shape, a)
+    xc = _nchw(x, fmt)
+    rows, cols = _windows(a, xc.shape[2:], k, s, pads, out)
+    idx = np.zeros(xc.shape[:2] + tuple(out), np.int64)
+    for i, (h0, h1) in enumerate(rows):
+        for j, (w0, w1) in enumerate(cols):
+            first = xc[:, :, h0:h1, w0:w1].reshape(xc.shape[:2] + (-1,)).argmax(-1)
+            idx[:, :, i, j] = (h0 + first // (w1 - w0)) * xc.shape[3] + w0 + first % (w1 - w0)
+    return {"Out": [_pool_np(x, a)], "Indices": [np.ascontiguousarray(_from_nchw(idx, fmt))]}
+
+
+def _argmax_run(ins, outs, a, rng):
+    fmt, _, _, k, s, pad, ceil, _ = _pool_call(ins["X"][0], a, "pool2d_argmax")
+    y, idx = _max_pool(_nchw(ins["X"][0], fmt), k, s, pad, ceil)
+    _nchw(outs["Out"][0], fmt).copy_(y)
+    _nchw(outs["Indices"][0], fmt).copy_(idx)
+
+
+def _argmax_grad_run(ins, outs, a, rng):
+    dx = _bound(outs, "X@GRAD")
+    if dx is None:
+        return
+    fmt, _, _, k, s, pad, ceil, _ = _pool_call(ins["X"][0], a, "pool2d_argmax_grad")
+    x, d, idx = (_nchw(ins[n][0], fmt) for n in ("X", "Out@GRAD", "Indices"))
+    if d.numel() == 0:
+        dx.zero_()
+        return
+    _scatter_max(d, x, k, s, pad, ceil, idx, _nchw(dx, fmt))
+
+
+_extern("pool2d_argmax", ["X"], ["Out", "Indices"], POOL_ATTRS, _argmax_infer, _argmax_run,
+        _argmax_ref)
+_extern("pool2d_argmax_grad", ["X", "Indices", "Out@GRAD"], ["X@GRAD?"], POOL_ATTRS,
+        lambda ins, a: {"X@GRAD": [ins["X"][0]]}, _argmax_grad_run,
         lambda ins, a: {"X@GRAD": [_pool_np(np.asarray(ins["X"][0]), a,
                                             np.asarray(ins["Out@GRAD"][0]))]})

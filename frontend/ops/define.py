@@ -1,6 +1,7 @@
 """Helpers that turn one expression into a complete op definition (infer, reference, grad)."""
 from __future__ import annotations
 
+import itertools
 from typing import Any, Callable
 
 import numpy as np
@@ -114,34 +115,47 @@ def computes_on_complex(op_type: str, dtypes: dict[str, list], attrs: dict) -> b
     opdef = get_op_def(op_type)
     if opdef.kind != "pointwise":
         return False
-    b = ExprBuilder()
-    loads, k = {}, 0
-    for slot, ds in dtypes.items():
-        loads[slot] = []
-        for d in ds:
-            loads[slot].append(b.load(k, to_numpy_dtype(d)))
-            k += 1
+    b, operand = ExprBuilder(), itertools.count()
+    loads = {slot: [b.load(next(operand), to_numpy_dtype(d)) for d in ds]
+             for slot, ds in dtypes.items()}
     res = opdef.expr(b, _in_values(opdef, loads), opdef.complete_attrs(attrs))
     return all(n.op in _COMPLEX_METHODS and not (
         n.op == "cast" and n.dtype.kind != "c" and n.args[0].dtype.kind == "c")
         for n in reachable(list(res.values())))
 
 
+def _one_value_slots(type: str, broadcast: Callable, scalars: tuple[str, ...]) -> Callable:
+    """`broadcast` for the other slots; each of `scalars` holds one value (Paddle's check),
+    read for every element whatever the output's rank."""
+    def aligned(attrs: dict, shapes: dict[str, Shape], out_rank: int) -> dict[str, Shape]:
+        for s in scalars:
+            if s in shapes and any(d != 1 for d in shapes[s]):
+                raise ShapeError(f"op '{type}': {s} must hold one value, got shape "
+                                 f"{list(shapes[s])}")
+        out = broadcast(attrs, {k: v for k, v in shapes.items() if k not in scalars}, out_rank)
+        out.update({s: (1,) * out_rank for s in scalars if s in shapes})
+        return out
+    return aligned
+
+
 def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = None,
               grad: Callable | None = None, broadcast: Callable = numpy_broadcast,
-              out_dtype: Callable | None = None) -> OpDef:
+              out_dtype: Callable | None = None, scalars: tuple[str, ...] = ()) -> OpDef:
     """Register a pointwise op: `expr(ops, ins, attrs)` returns {output slot: value}.
 
-    Every output has the broadcast shape of the (aligned) inputs; its dtype is the first input's
-    unless out_dtype(attrs, in_dtype) says otherwise.
+    Every output has the broadcast shape of the (aligned) inputs but `scalars` (slots holding
+    one value, as scale's ScaleTensor: a [1] one leaves a 0-d X 0-d, as in Paddle); its dtype
+    is the first input's unless out_dtype(attrs, in_dtype) says otherwise.
     """
     in_slots, out_slots = slots(*inputs), slots(*outputs)
+    if scalars:
+        broadcast = _one_value_slots(type, broadcast, scalars)
     opdef = OpDef(type, in_slots, out_slots, attrs or {}, None, "pointwise", grad=grad, expr=expr,
                   broadcast=broadcast)
 
     def infer(ins: dict[str, list[VarInfo]], a: dict) -> dict[str, list[VarInfo]]:
         shapes = {s.name: [v.shape for v in ins[s.name]] for s in in_slots if ins.get(s.name)}
-        rank = max((len(x) for v in shapes.values() for x in v), default=0)
+        rank = max((len(x) for k, v in shapes.items() if k not in scalars for x in v), default=0)
         shape: Shape = ()
         for v in aligned_shapes(opdef, a, shapes, rank).values():
             for x in v:
@@ -152,7 +166,7 @@ def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = N
 
     def reference(ins: dict[str, list[np.ndarray]], a: dict) -> dict[str, list[np.ndarray]]:
         arrays = {k: [np.asarray(x) for x in v] for k, v in ins.items() if v}
-        rank = max((x.ndim for v in arrays.values() for x in v), default=0)
+        rank = max((x.ndim for k, v in arrays.items() if k not in scalars for x in v), default=0)
         aligned = aligned_shapes(opdef, a, {k: [x.shape for x in v] for k, v in arrays.items()}, rank)
         vals = {k: [x.reshape(s) for x, s in zip(v, aligned[k])] for k, v in arrays.items()}
         out = expr(numpy_handler, _in_values(opdef, vals), a)

@@ -16,7 +16,8 @@ Their outputs' rows depend on the LoD and values at run time, so they are host o
 inputs' LoD in attrs[LOD_ATTR] and give the outputs' (a list of entry LoDs for an array).
 Grads (Paddle's makers): lod_tensor_to_array's is array_to_lod_tensor and the reverse;
 shrink_rnn_memory_grad writes Out@GRAD into the first rows of zeros shaped like X;
-reorder_lod_tensor_by_rank_grad puts Out@GRAD back into X's order. Paddle 3.3.1 has none of
+reorder_lod_tensor_by_rank_grad (X: Out@GRAD, Out: X@GRAD, as Paddle's) puts the grad's units,
+by its LoD, back into X's order. Paddle 3.3.1 has none of
 these ops, so tests/fixtures/paddle/op_attrs.json cannot list them: their attrs are 1.x's.
 """
 from __future__ import annotations
@@ -36,19 +37,30 @@ class RankTable:
     """A lod_rank_table's value: (index, length) items longest first, and the LoD levels of X
     above the ranked level (the coarse LoD array_to_lod_tensor puts back)."""
 
-    items: tuple[tuple[int, int], ...]
+    ranked: tuple[tuple[int, int], ...]
     coarse: tuple[tuple[int, ...], ...]
+
+    def items(self) -> list[tuple[int, int]]:
+        """(index, length) of each unit, longest first (Paddle's LoDRankTable.items())."""
+        return list(self.ranked)
 
     def running(self, t: int) -> list[int]:
         """The indices of the units longer than t, in rank order."""
-        return [i for i, n in self.items if n > t]
+        return [i for i, n in self.ranked if n > t]
 
     def lengths(self) -> list[int]:
         """The units' lengths in X's order."""
-        out = [0] * len(self.items)
-        for i, n in self.items:
+        out = [0] * len(self.ranked)
+        for i, n in self.ranked:
             out[i] = n
         return out
+
+    def max_len(self) -> int:
+        return max((n for _, n in self.ranked), default=0)
+
+    def lod(self) -> tuple:
+        """X's LoD levels down to the ranked one (offsets)."""
+        return self.coarse + (tuple(np.cumsum([0] + self.lengths()).tolist()),)
 
 
 def _table(value, op: str) -> RankTable:
@@ -57,7 +69,7 @@ def _table(value, op: str) -> RankTable:
     return value
 
 
-def _need_lod(x, lod, op: str):
+def _need_lod(lod, op: str):
     if not lod:
         raise OpError(f"op '{op}': X needs a LoD: feed a LoDTensor (fluid.create_lod_tensor) "
                       f"to a var declared with lod_level >= 1")
@@ -72,8 +84,7 @@ def _rows(x) -> np.ndarray:
 # -- lod_rank_table / max_sequence_len -------------------------------------------------------
 
 def _rank_ref(ins, a, outs):
-    x = _rows(ins["X"][0])
-    lod = _need_lod(x, lod_of(a, "X"), "lod_rank_table")
+    lod = _need_lod(lod_of(a, "X"), "lod_rank_table")
     level = int(a["level"])
     if not 0 <= level < len(lod):
         raise OpError(f"op 'lod_rank_table': level {level} is out of X's {len(lod)} LoD levels")
@@ -88,17 +99,10 @@ register(OpDef("lod_rank_table", slots("X"), slots("Out"), {"level": 0},
 register(OpDef("max_sequence_len", slots("RankTable"), slots("Out"), {},
                lambda ins, a: {"Out": [VarInfo((1,), VarType.INT64)]}, "array",
                reference=lambda ins, a, outs: {"Out": [np.asarray(
-                   [max((n for _, n in _table(ins["RankTable"][0], "max_sequence_len").items),
-                        default=0)], np.int64)]}))
+                   [_table(ins["RankTable"][0], "max_sequence_len").max_len()], np.int64)]}))
 
 
 # -- lod_tensor_to_array / array_to_lod_tensor -----------------------------------------------
-
-def _x_lod(x, a, table: RankTable, op: str):
-    """X's LoD; a tensor without one (a grad) has the table's: its levels down to the ranked
-    one."""
-    return lod_of(a, "X") or table.coarse + (tuple(np.cumsum([0] + table.lengths()).tolist()),)
-
 
 def _steps(x, lod, level: int) -> list:
     """The time-step pieces of X: units of the level below the ranked one (rows at the
@@ -111,11 +115,11 @@ def _steps(x, lod, level: int) -> list:
 def _to_array_ref(ins, a, outs):
     table = _table(ins["RankTable"][0], "lod_tensor_to_array")
     x = _rows(ins["X"][0])
-    lod = _x_lod(x, a, table, "lod_tensor_to_array")
+    lod = lod_of(a, "X") or table.lod()  # a grad without LoD has the table's
     level = len(table.coarse)
     steps = _steps(x, lod, level)
     array, lods = [], []
-    for t in range(max((n for _, n in table.items), default=0)):
+    for t in range(table.max_len()):
         pieces = [steps[lod[level][i] + t] for i in table.running(t)]
         array.append(np.concatenate([x[s:e] for s, e, _ in pieces]))
         lods.append(joined_lod(pieces))
@@ -131,7 +135,7 @@ def _to_tensor_ref(ins, a, outs):
         raise OpError("op 'array_to_lod_tensor': the tensor array has no entries")
     like = given[0]
     pieces_at = []
-    for t in range(max((n for _, n in table.items), default=0)):
+    for t in range(table.max_len()):
         running = table.running(t)
         entry = array[t] if t < len(array) else None
         if entry is None:  # a grad array nothing wrote at step t: zeros, one row per unit
@@ -150,8 +154,7 @@ def _to_tensor_ref(ins, a, outs):
             rows.append(entry[s:e])
             order.append((s, e, sub))
     out = np.concatenate(rows) if rows else np.zeros((0,) + like.shape[1:], like.dtype)
-    lod = table.coarse + (tuple(np.cumsum([0] + table.lengths()).tolist()),) + (
-        joined_lod(order) or ())
+    lod = table.lod() + (joined_lod(order) or ())
     return {"Out": [out], LOD_ATTR: {"Out": [lod]}}
 
 
@@ -167,17 +170,19 @@ def _to_tensor_grad(op: OpDesc) -> list[OpDesc]:
                    {"Out": [grad_name(op.input("X")[0])]}, {})]
 
 
-def _same_rows(ins, slot, out):
+def _same_rows(ins, slot, out, levels: int = 0):
+    """X's row shape, with -1 rows, and X's LoD level changed by `levels`."""
     x = ins[slot][0]
-    return {out: [VarInfo((-1,) + tuple(x.shape[1:]), x.dtype, x.lod_level)]}
+    return {out: [VarInfo((-1,) + tuple(x.shape[1:]), x.dtype, max(x.lod_level + levels, 0))]}
 
 
+# a time step of a sequence has one LoD level less; the sequences put back, one more
 register(OpDef("lod_tensor_to_array", slots("X", "RankTable"), slots("Out"), {},
-               lambda ins, a: _same_rows(ins, "X", "Out"), "array", reference=_to_array_ref,
-               grad=_to_array_grad))
+               lambda ins, a: _same_rows(ins, "X", "Out", -1), "array",
+               reference=_to_array_ref, grad=_to_array_grad))
 register(OpDef("array_to_lod_tensor", slots("X", "RankTable"), slots("Out"), {},
-               lambda ins, a: _same_rows(ins, "X", "Out"), "array", reference=_to_tensor_ref,
-               grad=_to_tensor_grad))
+               lambda ins, a: _same_rows(ins, "X", "Out", 1), "array",
+               reference=_to_tensor_ref, grad=_to_tensor_grad))
 
 
 # -- shrink_rnn_memory -----------------------------------------------------------------------
@@ -230,33 +235,30 @@ def _reordered(x, lod, order: list[int], op: str):
 
 def _reorder_ref(ins, a, outs):
     table = _table(ins["RankTable"][0], "reorder_lod_tensor_by_rank")
-    out, lod = _reordered(_rows(ins["X"][0]), lod_of(a, "X"), [i for i, _ in table.items],
+    out, lod = _reordered(_rows(ins["X"][0]), lod_of(a, "X"), [i for i, _ in table.ranked],
                           "reorder_lod_tensor_by_rank")
     return {"Out": [out], LOD_ATTR: {"Out": [lod]}}
 
 
 def _reorder_grad(op: OpDesc) -> list[OpDesc]:
+    """Paddle's maker: the grad op's X is Out@GRAD, its Out is X@GRAD."""
     return [OpDesc("reorder_lod_tensor_by_rank_grad",
-                   {"X": op.input("X"), "RankTable": op.input("RankTable"),
-                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
-                   {"X@GRAD": [grad_name(op.input("X")[0])]}, {})]
+                   {"X": [grad_name(op.output("Out")[0])], "RankTable": op.input("RankTable")},
+                   {"Out": [grad_name(op.input("X")[0])]}, {})]
 
 
 def _reorder_grad_ref(ins, a, outs):
-    """Out@GRAD's units (in rank order) put back at their places in X."""
+    """X's units (a grad, in rank order) put back in the order the forward's X had."""
     table = _table(ins["RankTable"][0], "reorder_lod_tensor_by_rank_grad")
-    x_lod = lod_of(a, "X")
-    ranked = [i for i, _ in table.items]
-    back = [ranked.index(k) for k in range(len(ranked))]
-    g = _rows(ins["Out@GRAD"][0])
-    g_lod = _reordered(_rows(ins["X"][0]), x_lod, ranked, "reorder_lod_tensor_by_rank_grad")[1]
-    out, lod = _reordered(g, g_lod, back, "reorder_lod_tensor_by_rank_grad")
-    return {"X@GRAD": [out], LOD_ATTR: {"X@GRAD": [lod]}}
+    ranked = [i for i, _ in table.ranked]
+    out, lod = _reordered(_rows(ins["X"][0]), lod_of(a, "X"),
+                          [ranked.index(k) for k in range(len(ranked))],
+                          "reorder_lod_tensor_by_rank_grad")
+    return {"Out": [out], LOD_ATTR: {"Out": [lod]}}
 
 
 register(OpDef("reorder_lod_tensor_by_rank", slots("X", "RankTable"), slots("Out"), {},
                lambda ins, a: _same_rows(ins, "X", "Out"), "array", reference=_reorder_ref,
                grad=_reorder_grad))
-register(OpDef("reorder_lod_tensor_by_rank_grad", slots("X", "RankTable", "Out@GRAD"),
-               slots("X@GRAD"), {}, lambda ins, a: {"X@GRAD": [ins["X"][0]]}, "array",
-               reference=_reorder_grad_ref))
+register(OpDef("reorder_lod_tensor_by_rank_grad", slots("X", "RankTable"), slots("Out"), {},
+               lambda ins, a: {"Out": [ins["X"][0]]}, "array", reference=_reorder_grad_ref))

@@ -36,25 +36,25 @@ def units(x: np.ndarray, lod, level: int, op: str) -> list[tuple[int, int, list]
         return [(i, i + 1, []) for i in range(x.shape[0])]
     if not 0 <= level < len(lod):
         raise OpError(f"op '{op}': level {level} is out of X's {len(lod)} LoD levels")
-    units = []
+    found = []
     for i in range(len(lod[level]) - 1):
         s, e = lod[level][i], lod[level][i + 1]
         lengths = [[e - s]]
         for k in range(level + 1, len(lod)):
             lengths.append([lod[k][j + 1] - lod[k][j] for j in range(s, e)])
             s, e = lod[k][s], lod[k][e]
-        units.append((s, e, lengths))
-    return units
+        found.append((s, e, lengths))
+    return found
 
 
-def joined_lod(units: list) -> tuple | None:
+def joined_lod(pieces: list) -> tuple | None:
     """The offset levels of the units' LoDs put one after another."""
-    if not units or not units[0][2]:
+    if not pieces or not pieces[0][2]:
         return None
     levels = []
-    for k in range(len(units[0][2])):
+    for k in range(len(pieces[0][2])):
         offsets = [0]
-        for u in units:
+        for u in pieces:
             for n in u[2][k]:
                 offsets.append(offsets[-1] + n)
         levels.append(tuple(offsets))
@@ -72,11 +72,11 @@ def _mask(m, n: int, lod, op: str) -> np.ndarray:
 def _split_ref(ins, a, outs=None):
     x = np.asarray(ins["X"][0])
     lod = lod_of(a, "X")
-    units = units(x, lod, int(a["level"]), "split_lod_tensor")
-    mask = _mask(ins["Mask"][0], len(units), lod, "split_lod_tensor")
+    found = units(x, lod, int(a["level"]), "split_lod_tensor")
+    mask = _mask(ins["Mask"][0], len(found), lod, "split_lod_tensor")
     got, lods = {}, {}
     for slot, want in (("OutTrue", True), ("OutFalse", False)):
-        part = [u for u, m in zip(units, mask) if m == want]
+        part = [u for u, m in zip(found, mask) if m == want]
         rows = [x[s:e] for s, e, _ in part]
         got[slot] = [np.concatenate(rows) if rows else np.zeros((0,) + x.shape[1:], x.dtype)]
         lods[slot] = [joined_lod(part)]
@@ -86,8 +86,8 @@ def _split_ref(ins, a, outs=None):
 def _merge_ref(ins, a, outs=None):
     x = np.asarray(ins["X"][0])
     lod = lod_of(a, "X")
-    units = units(x, lod, int(a["level"]), "merge_lod_tensor")
-    mask = _mask(ins["Mask"][0], len(units), lod, "merge_lod_tensor")
+    found = units(x, lod, int(a["level"]), "merge_lod_tensor")
+    mask = _mask(ins["Mask"][0], len(found), lod, "merge_lod_tensor")
     parts = {True: ins["InTrue"][0], False: ins["InFalse"][0]}
     given = [np.asarray(p) for p in parts.values() if p is not None]
     if not given:
@@ -95,7 +95,7 @@ def _merge_ref(ins, a, outs=None):
     like = given[0]
     taken = {True: 0, False: 0}
     rows = []
-    for (s, e, _), m in zip(units, mask):
+    for (s, e, _), m in zip(found, mask):
         part = parts[bool(m)]
         if part is None:  # a branch whose grad nothing gave: zeros
             rows.append(np.zeros((e - s,) + like.shape[1:], like.dtype))

@@ -4,9 +4,7 @@ from __future__ import annotations
 import math
 
 from ..dtypes import to_numpy_dtype
-from ..errors import ShapeError
-from .define import (align_to, elementwise_broadcast, grad_like, numpy_broadcast, pointwise,
-                     present, unary)
+from .define import align_to, elementwise_broadcast, grad_like, pointwise, present, unary
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 EW_ATTRS = {"axis": -1}
@@ -214,18 +212,9 @@ def _scale_grad(op: OpDesc) -> list[OpDesc]:
                    {"scale": op.attrs["scale"], "bias": 0.0, "bias_after_scale": True})]
 
 
-def _scale_broadcast(attrs, shapes, out_rank):
-    """X as numpy aligns it; ScaleTensor must hold one value (Paddle's check), read for every
-    element."""
-    scale = shapes.get("ScaleTensor")
-    if scale is not None and any(d != 1 for d in scale):
-        raise ShapeError(f"op 'scale': ScaleTensor must hold one value, got shape {list(scale)}")
-    return numpy_broadcast(attrs, shapes, out_rank)
-
-
 pointwise("scale", ["X", "ScaleTensor?"], ["Out"], _scale,
           {"scale": 1.0, "bias": 0.0, "bias_after_scale": True}, grad=_scale_grad,
-          broadcast=_scale_broadcast)
+          scalars=("ScaleTensor",))
 
 
 def _cast_grad(op: OpDesc) -> list[OpDesc]:

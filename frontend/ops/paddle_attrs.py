@@ -68,6 +68,9 @@ _ADAM = Decisions(inert={"lazy_mode": False, "min_row_size_to_use_multithread": 
 DECISIONS: dict[str, Decisions] = {
     "conv2d": _CONV,
     "depthwise_conv2d": _CONV,
+    "conv3d": _CONV,
+    "conv2d_transpose": _CONV,
+    "conv3d_transpose": _CONV,
     "pool2d": Decisions(inert={"is_test": False, "use_cudnn": False}, written=("use_cudnn",)),
     "softmax": Decisions(inert={"is_test": False, "data_format": "AnyLayout"}),
     "sequence_softmax": Decisions(inert={"data_format": "AnyLayout"}),

@@ -47,5 +47,10 @@ register(OpDef("recurrent_grad",
 
 pointwise("rnn_memory_helper", ["X"], ["Out"], lambda o, i, a: {"Out": i["X"]},
           {"dtype": int(VarType.FP32)},
-          grad=lambda op: [OpDesc("assign", {"X": [grad_name(op.output("Out")[0])]},
-                                  {"Out": [grad_name(op.input("X")[0])]}, {})])
+          grad=lambda op: [OpDesc("rnn_memory_helper_grad",
+                                  {"Out@GRAD": [grad_name(op.output("Out")[0])],
+                                   "X": op.input("X"), "Out": op.output("Out")},
+                                  {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))])
+# Paddle's grad op (X and Out are its inputs too, only Out@GRAD is read)
+pointwise("rnn_memory_helper_grad", ["Out@GRAD", "X", "Out"], ["X@GRAD"],
+          lambda o, i, a: {"X@GRAD": i["Out@GRAD"]}, {"dtype": int(VarType.FP32)})

@@ -12,8 +12,8 @@ Gate layouts (Paddle's): lstm's 4D columns are [candidate, input, forget, output
 activated gates and BatchCellPreAct act_cell(c). gru's 3D columns are [update, reset,
 candidate]; its Weight [D, 3D] is read flat: the first 2*D*D values are the [D, 2D] update/reset
 weights, the last D*D the [D, D] candidate weights. lstm_grad reads Hidden@GRAD only (Paddle's
-kernel leaves Cell@GRAD out), so a loss on Cell alone gets zero gradients here (Paddle's
-backward drops the grad op and gives none).
+kernel leaves Cell@GRAD out), so a loss on Cell alone gives no gradients: backward drops a grad
+op none of whose input grads is made, as Paddle's does.
 
 The math is written once over an array module (numpy for the reference executor, torch for the
 extern run); activations are Paddle's: lstm/gru clamp sigmoid's input to [-40, 13] and tanh's
@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import dtype_name
 from ..errors import OpError, ShapeError

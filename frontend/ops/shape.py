@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType, convert_dtype, to_numpy_dtype
 from ..errors import OpError, ShapeError
@@ -335,6 +335,13 @@ def _runtime_bounds(op: str, ins, a) -> bool:
     return True
 
 
+def _index_ends(a) -> dict:
+    """a with tensor bounds read: x[-1] by a tensor index appends the bounds -1 and -1 + 1 = 0,
+    which stand for the last entry."""
+    a["ends"] = [2 ** 31 - 1 if (s, e) == (-1, 0) else e for s, e in zip(a["starts"], a["ends"])]
+    return a
+
+
 def _bound_attrs(op: str, ins, a) -> dict:
     """a with starts/ends read from the bound tensor lists (an index tensor's value)."""
     if not _runtime_bounds(op, ins, a):
@@ -344,9 +351,7 @@ def _bound_attrs(op: str, ins, a) -> dict:
         if ins.get(slot):
             a[attr] = [int(np.asarray(t.cpu() if isinstance(t, torch.Tensor) else t).reshape(-1)[0])
                        for t in ins[slot]]
-    # x[-1]: the bounds -1 and -1 + 1 = 0 stand for the last entry
-    a["ends"] = [2 ** 31 - 1 if (s, e) == (-1, 0) else e for s, e in zip(a["starts"], a["ends"])]
-    return a
+    return _index_ends(a)
 
 
 _WHOLE_BOUNDS = {"starts": "StartsTensor", "ends": "EndsTensor"}
@@ -363,7 +368,7 @@ def _slice_fold(a, values):
                 raise ShapeError(f"op 'slice': {slot} holds {len(v)} values for axes "
                                  f"{list(a['axes'])}")
             a[attr] = v
-    return a
+    return _index_ends(a)
 
 
 def _folded_bounds(ins, a) -> tuple[dict, dict]:
@@ -791,7 +796,8 @@ _define("fill_constant_batch_size_like", "extern", ["Input"], ["Out"], FCBSL_ATT
                                         convert_dtype(a["dtype"]))]},
         lambda ins, outs, a, rng: outs["Out"][0].fill_(fill_value(a)),
         lambda ins, a: {"Out": [np.full(_fcbsl_shape(np.shape(ins["Input"][0]), a),
-                                        fill_value(a), to_numpy_dtype(a["dtype"]))]})
+                                        fill_value(a), to_numpy_dtype(a["dtype"]))]},
+        grad=lambda op: [])  # Paddle's EmptyGradOpMaker: a constant, no grad reaches Input
 
 
 # ---------------------------------------------------------------------------------------------
@@ -816,7 +822,11 @@ def _arg_shape(op: str, shape, a) -> tuple[int, ...]:
     return tuple(d for i, d in enumerate(shape) if i != axis) or (1,)
 
 
-def _register_arg(op: str, np_fn, torch_fn) -> None:
+def _register_arg(op: str, fn: str) -> None:
+    """arg_max / arg_min over numpy's and torch's function `fn` (torch's looked up when the op
+    runs: importing fluidc does not import torch)."""
+    np_fn = getattr(np, fn)
+
     def infer(ins, a):
         x = ins["X"][0]
         return {"Out": [VarInfo(_arg_shape(op, x.shape, a), _arg_dtype(op, a), x.lod_level)]}
@@ -829,14 +839,15 @@ def _register_arg(op: str, np_fn, torch_fn) -> None:
 
     def run(ins, outs, a, rng):
         x, out = ins["X"][0], outs["Out"][0]
+        torch_fn = getattr(torch, fn)
         idx = torch_fn(x.reshape(-1)) if a["flatten"] else torch_fn(x, dim=a["axis"] % x.dim())
         out.copy_(idx.reshape(out.shape))
 
     _define(op, "extern", ["X"], ["Out"], ARG_ATTRS, infer, run, reference)
 
 
-_register_arg("arg_max", np.argmax, torch.argmax)
-_register_arg("arg_min", np.argmin, torch.argmin)
+_register_arg("arg_max", "argmax")
+_register_arg("arg_min", "argmin")
 
 TOPK_ATTRS = {"k": 1, "axis": -1, "largest": True}
 

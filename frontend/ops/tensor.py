@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..errors import OpError, ShapeError
@@ -388,9 +388,19 @@ _define("transpose2_grad", "extern", ["XShape", "Out@GRAD"], ["X@GRAD?"], TRANSP
 # ---------------------------------------------------------------------------------------------
 # concat and its grad (a split of Out@GRAD back into the inputs' sizes along axis)
 
+def _concat_fold(a, values):
+    """concat's axis from AxisTensor (one int), which Paddle prefers to the attribute."""
+    axis = np.asarray(values["AxisTensor"][0]).reshape(-1)
+    if axis.size != 1:
+        raise ShapeError(f"op 'concat': AxisTensor must hold one value, got {axis.size}")
+    return {**a, "axis": int(axis[0])}
+
+
 def _concat_infer(ins, a):
     xs = ins["X"]
     rank = len(xs[0].shape)
+    if ins.get("AxisTensor"):  # read when the program runs: every dim -1 until then, as Paddle's
+        return {"Out": [VarInfo((-1,) * rank, xs[0].dtype, xs[0].lod_level)]}
     axis = a["axis"]
     if not -rank <= axis < rank:
         raise ShapeError(f"op 'concat': axis {axis} is out of range for rank {rank}")
@@ -411,7 +421,8 @@ def _concat_infer(ins, a):
 
 
 def _concat_grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("concat_grad", {"X": op.input("X"),
+    axis = {"AxisTensor": op.input("AxisTensor")} if op.input("AxisTensor") else {}
+    return [OpDesc("concat_grad", {"X": op.input("X"), **axis,
                                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    grad_like(op, "X"), dict(op.attrs))]
 
@@ -420,7 +431,15 @@ def _concat_grad_infer(ins, a):
     return {"X@GRAD": list(ins["X"])}
 
 
+def _concat_ref(ins, a):
+    if ins.get("AxisTensor"):
+        a = _concat_fold(a, ins)
+    return {"Out": [np.concatenate([np.asarray(x) for x in ins["X"]], axis=a["axis"])]}
+
+
 def _concat_grad_ref(ins, a):
+    if ins.get("AxisTensor"):
+        a = _concat_fold(a, ins)
     d = np.asarray(ins["Out@GRAD"][0])
     axis = a["axis"] % d.ndim
     sizes = np.cumsum([np.asarray(x).shape[axis] for x in ins["X"]])[:-1]
@@ -441,10 +460,10 @@ def _concat_grad_run(ins, outs, a, rng):
 CONCAT_ATTRS = {"axis": 0, "use_quantizer": False}
 _define("concat", "extern", ["X*", "AxisTensor?"], ["Out"], CONCAT_ATTRS, _concat_infer,
         lambda ins, outs, a, rng: torch.cat(ins["X"], dim=a["axis"], out=outs["Out"][0]),
-        lambda ins, a: {"Out": [np.concatenate([np.asarray(x) for x in ins["X"]], axis=a["axis"])]},
-        _concat_grad)
-_define("concat_grad", "extern", ["X*", "Out@GRAD"], ["X@GRAD*?"], CONCAT_ATTRS,
-        _concat_grad_infer, _concat_grad_run, _concat_grad_ref)
+        _concat_ref, _concat_grad, shape_inputs=("AxisTensor",), fold=_concat_fold)
+_define("concat_grad", "extern", ["X*", "AxisTensor?", "Out@GRAD"], ["X@GRAD*?"], CONCAT_ATTRS,
+        _concat_grad_infer, _concat_grad_run, _concat_grad_ref, shape_inputs=("AxisTensor",),
+        fold=_concat_fold)
 
 
 # ---------------------------------------------------------------------------------------------

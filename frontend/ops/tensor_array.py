@@ -4,7 +4,9 @@ lod_array_length, tensor_array_to_tensor, and the grads of the first two and the
 An array's value is a Python list of numpy arrays (None where nothing was written yet), so its
 length changes at run time; fluidc's compiled plans hold fixed shapes, so a program using
 arrays runs on the reference executor (runtime/reference.py), which runs these ops (kind
-'array') over lists. write_to_array updates its Out in place (OpDef.updates), as Paddle's does.
+'array') over lists. write_to_array updates its Out in place (OpDef.updates), as Paddle's does. An entry keeps the
+LoD of what was written there (the reference executor's LoDs, see lod_rank.py), which a read
+gives back.
 
 Grads: read_from_array's adds Out@GRAD into entry I of the array's grad (an array too, updated
 in place, so reads of one entry sum); write_to_array's reads entry I of Out@GRAD, zeros where
@@ -17,7 +19,7 @@ import numpy as np
 
 from ..dtypes import VarType
 from ..errors import OpError
-from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .registry import LOD_ATTR, OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
 def _index(i, op: str) -> int:
@@ -77,9 +79,15 @@ def _element(ins: dict[str, list[VarInfo]], slot: str) -> VarInfo:
 
 # -- write_to_array: Out[I] = X --------------------------------------------------------------
 
+def _lods(a: dict, slot: str):
+    """The LoD the reference executor gives a slot's first var (an array's: its entries')."""
+    return (a.get(LOD_ATTR, {}).get(slot) or [None])[0]
+
+
 def _write_ref(ins, a, outs):
-    return {"Out": [_written(outs["Out"][0], _index(ins["I"][0], "write_to_array"),
-                             np.asarray(ins["X"][0]))]}
+    k = _index(ins["I"][0], "write_to_array")
+    return {"Out": [_written(outs["Out"][0], k, np.asarray(ins["X"][0]))],
+            LOD_ATTR: {"Out": [_written(_lods(a, "Out"), k, _lods(a, "X"))]}}
 
 
 def _write_grad(op: OpDesc) -> list[OpDesc]:
@@ -107,8 +115,10 @@ register(OpDef("write_to_array_grad", slots("X", "I", "Out@GRAD"), slots("X@GRAD
 # -- read_from_array: Out = X[I] -------------------------------------------------------------
 
 def _read_ref(ins, a, outs):
-    return {"Out": [_entry(ins["X"][0], _index(ins["I"][0], "read_from_array"),
-                           "read_from_array")]}
+    k = _index(ins["I"][0], "read_from_array")
+    entry_lods = _lods(a, "X") or []
+    return {"Out": [_entry(ins["X"][0], k, "read_from_array")],
+            LOD_ATTR: {"Out": [entry_lods[k] if k < len(entry_lods) else None]}}
 
 
 def _read_grad(op: OpDesc) -> list[OpDesc]:

@@ -153,3 +153,27 @@ def imdb_train(word_dict, n=512):
             lo, hi = (0, size // 2) if label else (size // 2, size)
             yield list(rng.randint(lo, hi, size=length)), label
     return reader
+
+
+# ---- wmt14: (source ids, target ids starting with <s>, target ids ending with <e>) -----------
+WMT14_START, WMT14_END, WMT14_UNK = 0, 1, 2  # paddle.dataset.wmt14's reserved ids
+
+
+def wmt14_train(dict_size, n=64):
+    """Sentence pairs of 3-8 words; each target word is a fixed function of the source word at
+    its position, so a model can learn the translation."""
+    def reader():
+        rng = np.random.RandomState(12)
+        for _ in range(n):
+            src = list(rng.randint(3, dict_size, size=int(rng.randint(3, 9))))
+            trg = [3 + (w * 7 + 5) % (dict_size - 3) for w in src]
+            yield ([WMT14_START] + src + [WMT14_END], [WMT14_START] + trg, trg + [WMT14_END])
+    return reader
+
+
+def wmt14_get_dict(dict_size, reverse=True):
+    """(source dict, target dict), the reserved words first, as wmt14.get_dict: id -> word
+    (reverse=True, its default) or word -> id."""
+    words = ['<s>', '<e>', '<unk>'] + [f'w{i}' for i in range(3, dict_size)]
+    table = dict(enumerate(words)) if reverse else {w: i for i, w in enumerate(words)}
+    return table, dict(table)

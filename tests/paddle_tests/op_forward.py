@@ -11,14 +11,16 @@ import fluidc as paddle
 
 def run_forward(api, inputs, **kwargs):
     """`api(*vars, **kwargs)` on a fresh static program, one data var per array of `inputs`
-    (name -> array, in argument order), fed those arrays: the fetched output."""
+    (name -> array, in argument order), fed those arrays: the fetched output (a list of them
+    where api returns several)."""
     main = paddle.static.Program()
     with paddle.static.program_guard(main, paddle.static.Program()):
         args = [paddle.static.data(n, list(a.shape), str(a.dtype)) for n, a in inputs.items()]
         out = api(*args, **kwargs)
-        (res,) = paddle.static.Executor(paddle.CPUPlace()).run(main, feed=inputs,
-                                                               fetch_list=[out])
-    return res
+        several = isinstance(out, (list, tuple))
+        res = paddle.static.Executor(paddle.CPUPlace()).run(
+            main, feed=inputs, fetch_list=list(out) if several else [out])
+    return res if several else res[0]
 
 
 def apart(x, shape, low, high):

@@ -11,9 +11,9 @@ input, the `target=` keyword), each checked against Paddle's numpy references
 test_softmax_with_cross_entropy_op.py's cross_entropy / test_softmax_op.py's stable_softmax) with
 rtol 1e-5; TestCrossEntropyFAPIError (static program).
 Run as static programs instead of dygraph (same arrays fed to paddle.static.data of their shapes,
-same calls and numpy references): test_softmax_with_cross_entropy / _alias (F.softmax_with_cross_entropy
-and F.cross_entropy on soft labels) and test_cross_entropy_loss_1d_with_weight_mean_ignore_exceedlabel
-(label 255 ignored).
+same calls and numpy references): test_softmax_with_cross_entropy / _alias
+(F.softmax_with_cross_entropy and F.cross_entropy on soft labels, `target=` in the alias) and
+test_cross_entropy_loss_1d_with_weight_mean_ignore_exceedlabel (label 255 ignored).
 Dropped: the dygraph halves (paddle.to_tensor, .numpy(); the static result is compared with the
 numpy reference only), test_cross_entropy_loss_2d_with_weight_mean_ignore_exceedlabel (dygraph
 only, a [4, 512, 512, 3] input whose reference is a million-step Python loop),

@@ -9,9 +9,9 @@ TestExpandV2OpBoolean, TestExpandV2OpInt64_t.
 Changed: TestExpandV2Error's uint8 check is dropped (Paddle 3.3.1 expands uint8 data);
 TestExpandV2API's `base.backward.calc_gradient` is its public name
 paddle.static.gradients.
-Dropped: OpTest gradient / prim / comp checks, fp16 / bf16 / complex cases, TestExpandV2OpRank1_tensor
-(a fed Shape tensor: TestExpandV2API's out_3 covers it), the double / triple grad checks
-(gradient_checker internals) and the dygraph class.
+Dropped: OpTest gradient / prim / comp checks, fp16 / bf16 / complex cases,
+TestExpandV2OpRank1_tensor (a fed Shape tensor: TestExpandV2API's out_3 covers it), the double /
+triple grad checks (gradient_checker internals) and the dygraph class.
 """
 import unittest
 

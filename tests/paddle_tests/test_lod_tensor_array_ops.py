@@ -9,28 +9,25 @@ from Paddle's 1.x tree and is checked against its expected values only.
 
 Kept: TestCPULoDTensorArrayOps (6), TestCPULoDTensorArrayOpGrad, TestLoDTensorArrayError,
 TestArrayLoDTensorError.
-Renamed: core.LoDTensor / CPUPlace / Scope -> fluid.*; paddle.fluid.layers.control_flow.* ->
-fluid.layers.*; paddle.mean -> fluid.layers.mean.
+Renamed: core.LoDTensor / CPUPlace / Scope -> fluid.*; paddle.mean -> fluid.layers.mean.
 Changed: main() declares x int32, the dtype it feeds (Paddle's fluid.layers.data did not check
-a feed's dtype, fluidc's executor always does), and reads the array from a fetch
-(return_numpy=False: a list of LoDTensors) instead of scope.find_var(...).get_lod_tensor_array()
-(fluidc keeps no tensor array in the scope).
+a feed's dtype, fluidc's executor always does); the two level-0 cases' expect_lod `[] * 6` (an
+empty list: Paddle compares no entry's values or LoD) is written `[[]] * 6`, so each entry is
+compared and must have no LoD.
 """
 import unittest
 
 import numpy as np
 
 import fluidc as fluid
+from fluidc.layers.control_flow import (array_to_lod_tensor, lod_rank_table,
+                                        lod_tensor_to_array, max_sequence_len)
 
 layers = fluid.layers
 Program = fluid.Program
 program_guard = fluid.program_guard
 Executor = fluid.Executor
 append_backward = fluid.backward.append_backward
-lod_rank_table = layers.lod_rank_table
-max_sequence_len = layers.max_sequence_len
-lod_tensor_to_array = layers.lod_tensor_to_array
-array_to_lod_tensor = layers.array_to_lod_tensor
 
 
 class TestCPULoDTensorArrayOps(unittest.TestCase):
@@ -117,8 +114,9 @@ class TestCPULoDTensorArrayOps(unittest.TestCase):
             result.persistable = True
         exe = Executor(place)
         scope = fluid.Scope()
-        array, = exe.run(program, feed={'x': tensor}, fetch_list=[array], scope=scope,
-                         return_numpy=False)
+        exe.run(program, feed={'x': tensor}, scope=scope)
+        var = scope.find_var(array.name)
+        array = var.get_lod_tensor_array()
         if expect_array is not None and expect_lod is not None:
             self.check_array_same(array, expect_array, expect_lod)
         self.check_tensor_same(scope.find_var(result.name).get_tensor(), tensor)

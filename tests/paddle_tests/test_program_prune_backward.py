@@ -5,8 +5,8 @@ program equals the one cloned before minimize, op for op, and computes the same 
 
 Dropped: test_seresnet and test_transformer (their nets come from the parallel-executor test
 helpers seresnext_net / test_parallel_executor_transformer, with a dataset download),
-test_cond and test_optimization_in_cond (control flow: paddle.static.nn.case). CUDA places
-dropped. simple_nets.py here carries simple_fc_net / fc_with_batchnorm / init_data.
+test_cond and test_optimization_in_cond are in test_program_prune_backward_cond.py (Paddle
+3.3.1 cannot run them). CUDA places dropped. simple_nets.py here carries simple_fc_net / fc_with_batchnorm / init_data.
 """
 import contextlib
 import unittest

@@ -16,6 +16,7 @@ paddle.mean -> fluid.layers.mean.
 import unittest
 
 import numpy as np
+import pytest
 
 import fluidc as fluid
 
@@ -31,6 +32,14 @@ def grad_var_name(name):
 
 
 np.random.seed(123)
+
+
+@pytest.fixture(autouse=True)
+def _same_data_whatever_ran_before():
+    """Paddle seeds once at import, so each case's data depends on what ran before it in the
+    process; here every case draws the data it gets when it runs first (finite differences in
+    float32 at rtol 0.01 pass or fail with the data)."""
+    np.random.seed(123)
 
 
 class PyRNNBase:

@@ -29,15 +29,16 @@ class TestSliceOp(unittest.TestCase):
     starts, ends, axes = [1, 0, 2], [3, 3, 4], [0, 1, 2]
     shape, index = [3, 4, 5, 6], np.s_[1:3, 0:3, 2:4, :]
     starts_tensor = ends_tensor = False
+    bound_shape, starts_dtype = [1], 'int64'  # TestSliceOp_starts_ListTensor's tensors
 
     def test_check_output(self):
         x_np = np.random.random(self.shape).astype("float64")
         main = paddle.static.Program()
         with paddle.static.program_guard(main, paddle.static.Program()):
             x = paddle.static.data('x', self.shape, 'float64')
-            starts = [paddle.full([1], s, 'int64') for s in self.starts] \
+            starts = [paddle.full(self.bound_shape, s, self.starts_dtype) for s in self.starts] \
                 if self.starts_tensor else self.starts
-            ends = [paddle.full([], e, 'int32') for e in self.ends] \
+            ends = [paddle.full(self.bound_shape, e, 'int32') for e in self.ends] \
                 if self.ends_tensor else self.ends
             out = paddle.slice(x, axes=self.axes, starts=starts, ends=ends)
             (res,) = paddle.static.Executor(paddle.CPUPlace()).run(
@@ -62,9 +63,10 @@ class TestSliceOp_starts_ListTensor(TestSliceOp):
 
 
 class TestSliceOp_ZeroDim(TestSliceOp):
-    """StartsTensorList / EndsTensorList: 0-d int32 tensors in Paddle's case."""
+    """StartsTensorList / EndsTensorList of 0-d int32 tensors."""
     shape, starts, ends, axes, index = [20, 3, 3], [1, 1], [3, 3], [1, 2], np.s_[0:20, 1:3, 1:3]
     starts_tensor = ends_tensor = True
+    bound_shape, starts_dtype = [], 'int32'
 
 
 # Test python API

@@ -10,8 +10,7 @@ Kept: TestCPULoDTensorArrayOps (3), TestCPUSplitMergeLoDTensorGrad, TestMergeLod
 (its test_x / test_mask: Paddle's test_xtrue / test_xfalse are defined but never called, and
 their assertRaises name an undefined test_level), TestSplitLodTensorWithError.
 Renamed: core.LoDTensor / core.CPUPlace / core.Scope -> fluid.LoDTensor / fluid.CPUPlace /
-fluid.Scope; paddle.fluid.layers.control_flow.split_lod_tensor / merge_lod_tensor ->
-fluid.layers.split_lod_tensor / merge_lod_tensor.
+fluid.Scope.
 Changed: TestCPULoDTensorArrayOps.main declares x int32 and y bool, the dtypes it feeds (Paddle
 2.0's fluid.layers.data did not check a feed's dtype, fluidc's executor always does).
 """
@@ -21,14 +20,13 @@ import numpy as np
 
 import fluidc as fluid
 from fluidc.layer_helper import LayerHelper
+from fluidc.layers.control_flow import merge_lod_tensor, split_lod_tensor
 
 layers = fluid.layers
 Program = fluid.Program
 program_guard = fluid.program_guard
 Executor = fluid.Executor
 append_backward = fluid.backward.append_backward
-split_lod_tensor = layers.split_lod_tensor
-merge_lod_tensor = layers.merge_lod_tensor
 
 
 class TestCPULoDTensorArrayOps(unittest.TestCase):

@@ -13,7 +13,7 @@ from .. import tensor as _tensor
 from ..helper import (FLOAT_DTYPES, INT_DTYPES, ArgumentTypeError, ArgumentValueError,
                       LayerHelper, check_dtype, check_type, check_variable_and_dtype,
                       static_inplace)
-from . import _reduce, add, multiply, reshape, subtract
+from . import _reduce, add, multiply, reshape, subtract, transpose
 
 # The activations whose 2.x signature is the 1.x one.
 relu, sigmoid, tanh = _nn.relu, _nn.sigmoid, _nn.tanh
@@ -117,6 +117,21 @@ def linear(x, weight, bias=None, name=None):
     return out if bias is None else add(out, bias)
 
 
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, k] = x1[n] @ weight[k] @ x2[n] (+ bias[k]), weight [K, I, J]: one matmul of x1 by
+    the weights side by side ([I, K * J]), then each block times x2 summed over J."""
+    check_variable_and_dtype(x1, "x", ("float32", "float64"), "bilinear")
+    check_variable_and_dtype(x2, "y", ("float32", "float64"), "bilinear")
+    k, i, j = weight.shape
+    if x1.shape[-1] != i or x2.shape[-1] != j:
+        raise ArgumentValueError(f"bilinear: inputs {list(x1.shape)} and {list(x2.shape)} do "
+                                 f"not fit weight {list(weight.shape)}")
+    side = reshape(transpose(weight, [1, 0, 2]), [i, k * j])
+    blocks = reshape(linear(x1, side), [0, k, j])
+    out = _reduce("reduce_sum", multiply(blocks, reshape(x2, [0, 1, j])), [2], False, None)
+    return out if bias is None else add(out, reshape(bias, [1, k]))
+
+
 def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
               scale_grad_by_freq=False, name=None):
     """Rows of weight [vocab, dim] picked by ids of any shape: ids.shape + [dim]."""
@@ -148,7 +163,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCHW", name=None):
     """2-D convolution of x by a given [out, in / groups, kh, kw] weight (+ bias)."""
     _conv._check_format(data_format, "conv2d")
-    paddings, algo = _conv._padding(padding, "conv2d")
+    paddings, algo = _conv._padding(padding, "conv2d", data_format)
     helper = LayerHelper("conv2d", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("conv2d", inputs={"Input": [x], "Filter": [weight]}, outputs={"Output": [out]},
@@ -157,6 +172,102 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                             "dilations": _conv._pair(dilation, "dilation", "conv2d"),
                             "groups": int(groups), "data_format": data_format})
     return _conv_bias(out, bias, data_format)
+
+
+def _ints(v, n: int, what: str, fn: str) -> list[int]:
+    """An int or n ints, as n ints."""
+    v = list(v) if isinstance(v, (list, tuple)) else [v] * n
+    if len(v) != n:
+        raise ArgumentValueError(f"{fn}: {what} must be an int or {n} ints, got {v}")
+    return [int(d) for d in v]
+
+
+def _padding_nd(padding, n: int, fn: str) -> tuple[list[int], str]:
+    """(paddings, padding_algorithm) of an n-D conv: an int, n ints, 2n ints (before, after per
+    dim) or 'SAME' / 'VALID'."""
+    if isinstance(padding, str):
+        if padding.upper() not in ("SAME", "VALID"):
+            raise ArgumentValueError(f"{fn}: padding {padding!r} must be 'SAME', 'VALID' or "
+                                     f"ints")
+        return [0] * n, padding.upper()
+    p = list(padding) if isinstance(padding, (list, tuple)) else [padding] * n
+    if len(p) not in (n, 2 * n) or not all(isinstance(d, int) and d >= 0 for d in p):
+        raise ArgumentValueError(f"{fn}: padding must be an int or {n} or {2 * n} non-negative "
+                                 f"ints, got {padding!r}")
+    return p, "EXPLICIT"
+
+
+_CHANNEL_FIRST = {2: "NCHW", 3: "NCDHW"}
+
+
+def _conv_nd_input(x, n: int, data_format: str, fn: str) -> None:
+    check_variable_and_dtype(x, "input", ("float16", "float32", "float64"), fn)
+    if data_format != _CHANNEL_FIRST[n]:
+        raise ArgumentValueError(f"{fn}: data_format must be {_CHANNEL_FIRST[n]!r} in fluidc, "
+                                 f"got {data_format!r}")
+    if len(x.shape) != n + 2:
+        raise ArgumentValueError(f"{fn}: input must be {n + 2}-D ({data_format}), got shape "
+                                 f"{list(x.shape)}")
+
+
+def conv3d_op(x, weight, stride, padding, dilation, groups, data_format, fn: str, attrs=None):
+    """The conv3d op of x (NCDHW) by weight [out, in / groups, kd, kh, kw], arguments checked."""
+    _conv_nd_input(x, 3, data_format, fn)
+    paddings, algo = _padding_nd(padding, 3, fn)
+    helper = LayerHelper("conv3d")
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("conv3d", inputs={"Input": [x], "Filter": [weight]},
+                     outputs={"Output": [out]},
+                     attrs={"strides": _ints(stride, 3, "stride", fn), "paddings": paddings,
+                            "padding_algorithm": algo,
+                            "dilations": _ints(dilation, 3, "dilation", fn),
+                            "groups": int(groups), "data_format": data_format, **(attrs or {})})
+    return out
+
+
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCDHW", name=None):
+    """3-D convolution of NCDHW x by a given [out, in / groups, kd, kh, kw] weight (+ bias)."""
+    out = conv3d_op(x, weight, stride, padding, dilation, groups, data_format, "conv3d")
+    return out if bias is None else add(out, reshape(bias, [1, bias.shape[0], 1, 1, 1]))
+
+
+def conv_transpose_op(x, weight, n: int, stride, padding, output_padding, groups, dilation,
+                      data_format, output_size, fn: str, attrs=None):
+    """The conv{n}d_transpose op of channel-first x by weight [in, out / groups, *kernel]."""
+    _conv_nd_input(x, n, data_format, fn)
+    paddings, algo = _padding_nd(padding, n, fn)
+    if output_size is not None and output_padding:
+        raise ArgumentValueError(f"{fn}: output_padding and output_size cannot both be given")
+    helper = LayerHelper(f"conv{n}d_transpose")
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(f"conv{n}d_transpose", inputs={"Input": [x], "Filter": [weight]},
+                     outputs={"Output": [out]},
+                     attrs={"strides": _ints(stride, n, "stride", fn), "paddings": paddings,
+                            "padding_algorithm": algo,
+                            "dilations": _ints(dilation, n, "dilation", fn),
+                            "output_padding": (_ints(output_padding, n, "output_padding", fn)
+                                               if output_padding else []),
+                            "output_size": ([] if output_size is None else
+                                            _ints(output_size, n, "output_size", fn)),
+                            "groups": int(groups), "data_format": data_format, **(attrs or {})})
+    return out
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, data_format="NCHW", output_size=None, name=None):
+    """Transposed 2-D convolution of NCHW x by a given [in, out / groups, kh, kw] weight."""
+    out = conv_transpose_op(x, weight, 2, stride, padding, output_padding, groups, dilation,
+                            data_format, output_size, "conv2d_transpose")
+    return out if bias is None else add(out, reshape(bias, [1, bias.shape[0], 1, 1]))
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, data_format="NCDHW", output_size=None, name=None):
+    """Transposed 3-D convolution of NCDHW x by a given [in, out / groups, kd, kh, kw] weight."""
+    out = conv_transpose_op(x, weight, 3, stride, padding, output_padding, groups, dilation,
+                            data_format, output_size, "conv3d_transpose")
+    return out if bias is None else add(out, reshape(bias, [1, bias.shape[0], 1, 1, 1]))
 
 
 def _pool_attrs(kind: str, kernel_size, stride, padding, ceil_mode, exclusive,
@@ -218,6 +329,21 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                                  f"{divisor_override}")
     kh, kw = attrs["ksize"]
     return _nn.scale(out, float(kh * kw) / divisor_override, name=name)
+
+
+def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+              data_format="NCHW", name=None):
+    """(sum of x ** norm_type over each window) ** (1 / norm_type): the window sums are an
+    inclusive average pool of x ** norm_type with divisor 1; norm_type inf is max pooling."""
+    check_type(norm_type, "norm_type", (int, float), "lp_pool2d")
+    if norm_type == float("inf"):
+        return max_pool2d(x, kernel_size, stride, padding, ceil_mode=ceil_mode,
+                          data_format=data_format, name=name)
+    if norm_type == 0:
+        raise ArgumentValueError("lp_pool2d: norm_type must not be 0")
+    total = avg_pool2d(_act.pow(x, float(norm_type)), kernel_size, stride, padding, ceil_mode,
+                       exclusive=False, divisor_override=1, data_format=data_format)
+    return _act.pow(total, 1.0 / norm_type, name=name)
 
 
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
@@ -539,6 +665,53 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                             "use_global_stats": bool(use_global_stats),
                             "trainable_statistics": bool(trainable_statistics)})
     return out
+
+
+def _group_normalize(x, groups, epsilon, weight, bias, data_format: str, fn: str):
+    """Channel-first x normalized over each of `groups` blocks of channels (None: one per
+    channel), a layer_norm of x viewed as [N, groups, rest]; then the per-channel weight and
+    bias."""
+    check_variable_and_dtype(x, "input", ("float16", "float32", "float64"), fn)
+    if data_format not in ("NCL", "NCHW", "NCDHW"):
+        raise ArgumentValueError(f"{fn}: data_format must be channel-first (NCL / NCHW / "
+                                 f"NCDHW) in fluidc, got {data_format!r}")
+    if len(x.shape) < 2 or any(d < 0 for d in x.shape[1:]):
+        raise ArgumentValueError(f"{fn}: input needs known dims after the batch dim, got "
+                                 f"shape {list(x.shape)}")
+    channels = x.shape[1]
+    groups = channels if groups is None else groups
+    if groups <= 0 or channels % groups:
+        raise ArgumentValueError(f"{fn}: {channels} channels do not split into {groups} groups")
+    helper = LayerHelper("layer_norm")
+    grouped = reshape(x, [0, groups, -1])
+    out = helper.create_variable_for_type_inference(x.dtype)
+    stats = [helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+             for _ in range(2)]
+    helper.append_op("layer_norm", inputs={"X": [grouped]},
+                     outputs={"Y": [out], "Mean": stats[:1], "Variance": stats[1:]},
+                     attrs={"epsilon": float(epsilon), "begin_norm_axis": 2})
+    out = reshape(out, [0] + list(x.shape[1:]))
+    per_channel = [1, channels] + [1] * (len(x.shape) - 2)
+    if weight is not None:
+        out = multiply(out, reshape(weight, per_channel))
+    if bias is not None:
+        out = add(out, reshape(bias, per_channel))
+    return out
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+               name=None):
+    """Normalization over groups of channels (each group's mean and variance per example)."""
+    return _group_normalize(x, num_groups, epsilon, weight, bias, data_format, "group_norm")
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW", name=None):
+    """Normalization of each channel of each example over its spatial dims."""
+    if not use_input_stats or running_mean is not None or running_var is not None:
+        raise ArgumentValueError("instance_norm: running statistics are not supported "
+                                 "(Paddle's static instance_norm uses the input's)")
+    return _group_normalize(x, None, eps, weight, bias, data_format, "InstanceNorm")
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):

@@ -9,6 +9,7 @@ from collections import OrderedDict
 
 from ... import unique_name
 from ...errors import FluidcError
+from ...framework import Variable
 from ...initializer import Constant, Normal
 from ...param_attr import ParamAttr
 from ..helper import ArgumentValueError, LayerHelper
@@ -174,27 +175,92 @@ class Linear(Layer):
         return F.linear(x, self.weight, self.bias)
 
 
-class Conv2D(Layer):
-    """2-D convolution with a [out, in / groups, kh, kw] weight and an [out] bias."""
+class _ConvBase(Layer):
+    """Convolution over _N dims with an [out, in / groups, *kernel] weight (He-normal) and an
+    [out] bias."""
+
+    _N = 0
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
-                 data_format="NCHW") -> None:
+                 data_format=None) -> None:
         super().__init__()
+        name = type(self).__name__
         if padding_mode != "zeros":
-            raise FluidcError(f"Conv2D: padding_mode {padding_mode!r} is not supported")
+            raise FluidcError(f"{name}: padding_mode {padding_mode!r} is not supported")
         if in_channels % groups:
-            raise FluidcError(f"Conv2D: {in_channels} channels do not split into {groups} groups")
-        k = [kernel_size] * 2 if isinstance(kernel_size, int) else list(kernel_size)
-        std = math.sqrt(2.0 / (k[0] * k[1] * in_channels / groups))
+            raise FluidcError(f"{name}: {in_channels} channels do not split into {groups} groups")
+        k = F._ints(kernel_size, self._N, "kernel_size", name)
+        std = math.sqrt(2.0 / (math.prod(k) * in_channels / groups))
         self.weight = self.create_parameter([out_channels, in_channels // groups] + k,
                                             weight_attr, default_initializer=Normal(0.0, std))
         self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
         self._conv = dict(stride=stride, padding=padding, dilation=dilation, groups=groups,
-                          data_format=data_format)
+                          data_format=data_format or F._CHANNEL_FIRST[self._N])
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, **self._conv)
+        fn = F.conv2d if self._N == 2 else F.conv3d
+        return fn(x, self.weight, self.bias, **self._conv)
+
+
+class Conv2D(_ConvBase):
+    """2-D convolution with a [out, in / groups, kh, kw] weight and an [out] bias."""
+
+    _N = 2
+
+
+class Conv3D(_ConvBase):
+    """3-D convolution with an [out, in / groups, kd, kh, kw] weight and an [out] bias."""
+
+    _N = 3
+
+
+class _ConvTransposeBase(Layer):
+    """Transposed convolution with an [in, out / groups, *kernel] weight and an [out] bias."""
+
+    _N = 0
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format=None) -> None:
+        super().__init__()
+        name = type(self).__name__
+        if in_channels % groups or out_channels % groups:
+            raise FluidcError(f"{name}: {in_channels} / {out_channels} channels do not split "
+                              f"into {groups} groups")
+        k = F._ints(kernel_size, self._N, "kernel_size", name)
+        self.weight = self.create_parameter([in_channels, out_channels // groups] + k,
+                                            weight_attr)
+        self.bias = self.create_parameter([out_channels], bias_attr, is_bias=True)
+        self._conv = dict(stride=stride, padding=padding, output_padding=output_padding,
+                          groups=groups, dilation=dilation,
+                          data_format=data_format or F._CHANNEL_FIRST[self._N])
+
+    def forward(self, x, output_size=None):
+        fn = F.conv2d_transpose if self._N == 2 else F.conv3d_transpose
+        return fn(x, self.weight, self.bias, output_size=output_size, **self._conv)
+
+
+class Conv2DTranspose(_ConvTransposeBase):
+    _N = 2
+
+
+class Conv3DTranspose(_ConvTransposeBase):
+    _N = 3
+
+
+class Bilinear(Layer):
+    """out[n, k] = x1[n] @ weight[k] @ x2[n] + bias[k], weight [out, in1, in2]."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
+                 bias_attr=None, name=None) -> None:
+        super().__init__()
+        self.weight = self.create_parameter([out_features, in1_features, in2_features],
+                                            weight_attr)
+        self.bias = self.create_parameter([1, out_features], bias_attr, is_bias=True)
+
+    def forward(self, x1, x2):
+        return F.bilinear(x1, x2, self.weight, self.bias)
 
 
 class MaxPool2D(Layer):
@@ -316,6 +382,57 @@ class LayerNorm(Layer):
 
     def forward(self, x):
         return F.layer_norm(x, self._shape, self.weight, self.bias, self._epsilon)
+
+
+class GroupNorm(Layer):
+    """Normalization over groups of channels, then a per-channel weight and bias."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", name=None) -> None:
+        super().__init__()
+        self._args = dict(num_groups=num_groups, epsilon=epsilon, data_format=data_format)
+        self.weight = None if weight_attr is False else self.create_parameter(
+            [num_channels], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            [num_channels], bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return F.group_norm(x, weight=self.weight, bias=self.bias, **self._args)
+
+
+class _InstanceNormBase(Layer):
+    """Normalization of each channel of each example over its spatial dims (inputs of rank
+    _RANK), then a per-channel weight and bias."""
+
+    _RANK, _FORMAT = 0, ""
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format=None, name=None) -> None:
+        super().__init__()
+        self._epsilon, self._data_format = epsilon, data_format or self._FORMAT
+        self.weight = None if weight_attr is False else self.create_parameter(
+            [num_features], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            [num_features], bias_attr, is_bias=True)
+
+    def forward(self, x):
+        if isinstance(x, Variable) and len(x.shape) != self._RANK:
+            raise ArgumentValueError(f"{type(self).__name__}: expected a {self._RANK}-D input, "
+                                     f"got shape {list(x.shape)}")
+        return F.instance_norm(x, weight=self.weight, bias=self.bias, eps=self._epsilon,
+                               data_format=self._data_format)
+
+
+class InstanceNorm1D(_InstanceNormBase):
+    _RANK, _FORMAT = 3, "NCL"
+
+
+class InstanceNorm2D(_InstanceNormBase):
+    _RANK, _FORMAT = 4, "NCHW"
+
+
+class InstanceNorm3D(_InstanceNormBase):
+    _RANK, _FORMAT = 5, "NCDHW"
 
 
 class Embedding(Layer):

@@ -5,8 +5,9 @@ from __future__ import annotations
 from ...framework import Variable
 from .. import conv as _conv
 from .. import nn as _nn
+from ..indexing import int_tensor
 from ..helper import (ALL_DTYPES, ArgumentValueError, LayerHelper, ShapeAssertionError,
-                      check_type, check_variable_and_dtype, int_list, static_inplace)
+                      check_type, check_variable_and_dtype, static_inplace)
 from .shaping import int_list_inputs
 
 # Paddle's gather takes no int8 data.
@@ -47,28 +48,35 @@ def split(x: Variable, num_or_sections, axis=0, name: str | None = None) -> list
     return outs
 
 
+def _slice_bounds(bounds, arg: str, n: int) -> tuple[list[int], Variable | None]:
+    """paddle.slice's starts / ends: (the ints, None), or, for an int Variable or a list holding
+    Variables, (-1s, one 1-D int64 tensor of the bounds: StartsTensor / EndsTensor), read when
+    the program runs."""
+    if isinstance(bounds, Variable):
+        check_variable_and_dtype(bounds, arg, ("int32", "int64"), "slice")
+        return [-1] * n, bounds
+    ints, tensors = int_list_inputs(bounds, arg, "slice")
+    return (ints, None) if tensors is None else ([-1] * len(ints), int_tensor(tensors))
+
+
 def slice(input: Variable, axes, starts, ends, name: str | None = None) -> Variable:  # noqa: A001
-    """paddle.slice: input[starts:ends] along axes; fluid.layers.slice with 2.x's name argument.
-    starts / ends may be int Variables (StartsTensor / EndsTensor, read when the program runs)
-    and their list items Variables the program fixes (paddle.full: int_list)."""
+    """paddle.slice: input[starts:ends] along axes. starts / ends may be int Variables or lists
+    holding some (StartsTensor / EndsTensor, read when the program runs: the sliced dims are -1
+    until then, as Paddle's infer_flags -1)."""
     check_type(axes, "axes", (list, tuple), "slice")
     check_type(starts, "starts", (list, tuple, Variable), "slice")
     check_type(ends, "ends", (list, tuple, Variable), "slice")
-    tensors = {}
-    for arg, slot, bounds in (("starts", "StartsTensor", starts), ("ends", "EndsTensor", ends)):
-        if isinstance(bounds, Variable):  # read when the program runs (infer_flags -1)
-            check_variable_and_dtype(bounds, arg, ("int32", "int64"), "slice")
-            tensors[slot] = [bounds]
-    if not tensors:
-        return _conv.slice(input, axes, int_list(starts, "starts", "slice"),
-                           int_list(ends, "ends", "slice"))
-    attrs = {"axes": list(axes), "infer_flags": [-1] * len(axes), "decrease_axis": []}
-    for arg, slot, bounds in (("starts", "StartsTensor", starts), ("ends", "EndsTensor", ends)):
-        attrs[arg] = [-1] * len(axes) if slot in tensors else int_list(bounds, arg, "slice")
+    (s, s_tensor), (e, e_tensor) = (_slice_bounds(b, arg, len(axes)) for arg, b in
+                                    (("starts", starts), ("ends", ends)))
+    if s_tensor is None and e_tensor is None:
+        return _conv.slice(input, axes, s, e)
+    tensors = {slot: [t] for slot, t in (("StartsTensor", s_tensor), ("EndsTensor", e_tensor))
+               if t is not None}
     helper = LayerHelper("slice", name=name)
     out = helper.create_variable_for_type_inference(input.dtype)
     helper.append_op("slice", inputs={"Input": [input], **tensors}, outputs={"Out": [out]},
-                     attrs=attrs)
+                     attrs={"axes": list(axes), "starts": s, "ends": e, "decrease_axis": [],
+                            "infer_flags": [-1] * len(axes)})
     return out
 
 
