@@ -31,7 +31,7 @@ from .place import CUDAPlace, expected_place
 from .control_flow import SubBlocks
 from .plan import Plan, scope_lock
 from .plan_cache import load_plan, plan_key, store_plan
-from .tiered import Build, tiered_plan
+from .tiered import Build, enabled as tiering_enabled, tiered_plan
 from .reference import ReferencePlan, uses_tensor_arrays
 from .scope import Scope, global_scope
 from .staged import StagedPlan
@@ -335,11 +335,12 @@ class Executor:
                 store_plan(disk_key, lowered, plan.module, plan.arena_plan)
             return plan
 
+        if sub_blocks is not None or not tiering_enabled():
+            return compiled()
         # The compiler starts now; meanwhile, where the library is not built yet, the first
         # runs are made ready so as not to wait for it (tiered.py).
         build = Build(compiled)
-        tiered = tiered_plan(lowered, program.random_seed, module, build) \
-            if sub_blocks is None else None
+        tiered = tiered_plan(lowered, program.random_seed, module, build)
         if tiered is not None:
             tiered._free = _Always(tiered)
             return tiered

@@ -9,7 +9,7 @@ import threading
 import weakref
 
 import numpy as np
-from fluidc.frontend.lazy_import import torch
+import torch
 
 from ..codegen import CModule, generate_c
 from ..frontend.dtypes import to_numpy_dtype

@@ -11,7 +11,9 @@ from fluidc.frontend import logs
 
 
 @pytest.fixture
-def all_logs():
+def all_logs(tmp_path, monkeypatch):
+    # an empty kernel and plan cache: every pass, kernel and library is built, so logged
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
     logs.set_logs("all")
     yield
     logs.set_logs(None)
@@ -58,13 +60,14 @@ def test_topics_turn_on_one_by_one_and_unknown_topics_are_named():
         logs.set_logs("pases")
 
 
-def test_env_var_prints_to_stderr():
+def test_env_var_prints_to_stderr(tmp_path):
     code = ("import numpy as np, fluidc as fluid\n"
             "x = fluid.layers.data(name='x', shape=[4], dtype='float32')\n"
             "y = fluid.layers.relu(x)\n"
             "fluid.Executor(fluid.CPUPlace()).run(feed={'x': np.ones((2, 4), 'float32')},"
             " fetch_list=[y])\n")
-    env = {**__import__("os").environ, "FLUIDC_LOGS": "plans,passes"}
+    env = {**__import__("os").environ, "FLUIDC_LOGS": "plans,passes",
+           "FLUIDC_CACHE_DIR": str(tmp_path)}  # nothing cached: the passes run
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                        timeout=300, check=True)
     assert "fluidc.plans: program" in r.stderr and "fluidc.passes: lower:" in r.stderr

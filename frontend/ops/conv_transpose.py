@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from fluidc.frontend.lazy_import import torch
+import torch
 
 from ..errors import OpError, ShapeError
 from .conv import _bound, _extern

@@ -11,7 +11,7 @@ import functools
 import math
 
 import numpy as np
-from fluidc.frontend.lazy_import import torch
+import torch
 
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError
