@@ -286,6 +286,9 @@ def verified_bytes(path: Path, key: str) -> bytes | None:
 
 
 def _open(so: Path) -> ctypes.CDLL:
+    # torch first: it ships its own libgomp.so.1, and the first OpenMP runtime of that name
+    # loaded is the one the kernels and torch share (the one torch is tested with).
+    importlib.import_module("torch")
     lib = ctypes.CDLL(str(so))
     if not _pinned:
         _pin_openmp()

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from types import ModuleType
 
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..frontend.errors import PlaceError
 from ..frontend.ops import VarInfo

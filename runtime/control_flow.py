@@ -4,7 +4,7 @@ the op's input tensors and writing its output tensors in the parent plan."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..frontend.errors import OpError
 from ..frontend.framework import Block

@@ -9,7 +9,7 @@ import threading
 import weakref
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..codegen import CModule, generate_c
 from ..frontend.dtypes import to_numpy_dtype

@@ -1,7 +1,7 @@
 """paddle.seed: the seed of the random numbers of ops that have no seed of their own."""
 from __future__ import annotations
 
-import torch
+from fluidc.frontend.lazy_import import torch
 
 
 def seed(value: int) -> torch.Generator:

@@ -3,7 +3,7 @@ where no C compiler exists."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..frontend.errors import OpError, UninitializedVarError
 from ..frontend.dtypes import VarType

@@ -11,7 +11,7 @@ shape the branch gave, and is itself staged again at the next such op.
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import OpError

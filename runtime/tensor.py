@@ -2,22 +2,46 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..frontend.dtypes import VarType, convert_dtype
 from ..frontend.errors import FeedError, FluidcError
 
-TORCH_DTYPES = {
+class _OnFirstUse(Mapping):
+    """A dict built when first read (its values are torch's: importing fluidc does not import
+    torch)."""
+
+    def __init__(self, build) -> None:
+        self._build, self._dict = build, None
+
+    def _get(self) -> dict:
+        if self._dict is None:
+            self._dict = self._build()
+        return self._dict
+
+    def __getitem__(self, key):
+        return self._get()[key]
+
+    def __iter__(self):
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+
+TORCH_DTYPES = _OnFirstUse(lambda: {
     VarType.BOOL: torch.bool, VarType.UINT8: torch.uint8, VarType.INT8: torch.int8,
     VarType.INT16: torch.int16, VarType.INT32: torch.int32, VarType.INT64: torch.int64,
     VarType.FP16: torch.float16, VarType.BF16: torch.bfloat16, VarType.FP32: torch.float32,
     VarType.FP64: torch.float64, VarType.COMPLEX64: torch.complex64,
     VarType.COMPLEX128: torch.complex128,
-}
-_FROM_TORCH = {v: k for k, v in TORCH_DTYPES.items()}
-ITEMSIZE = {vt: torch.empty(0, dtype=td).element_size() for vt, td in TORCH_DTYPES.items()}
+})
+_FROM_TORCH = _OnFirstUse(lambda: {v: k for k, v in TORCH_DTYPES.items()})
+ITEMSIZE = _OnFirstUse(lambda: {vt: torch.empty(0, dtype=td).element_size()
+                                for vt, td in TORCH_DTYPES.items()})
 
 
 def torch_dtype(dtype) -> torch.dtype:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import struct
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 from google.protobuf.message import DecodeError
 
 from ..frontend.dtypes import VarType

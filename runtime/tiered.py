@@ -56,10 +56,8 @@ class NotExact(Exception):
 
 
 def enabled() -> bool:
-    """FLUIDC_TIERED=1 turns tier 0 on. Off by default: a process that exits while a compile
-    thread has run can abort in its C++ runtime at exit ("terminate called without an active
-    exception", about 1 run in 4 here); until that is understood, first runs wait for gcc."""
-    return os.environ.get("FLUIDC_TIERED", "0").strip() not in ("0", "false", "off", "")
+    """Tier 0 is on unless FLUIDC_TIERED is 0/false/off."""
+    return os.environ.get("FLUIDC_TIERED", "1").strip().lower() not in ("0", "false", "off", "")
 
 
 # -- kernels evaluated by numpy ------------------------------------------------------------------
@@ -266,7 +264,11 @@ class Build:
             finally:
                 self.ready.set()
 
-        self.thread = threading.Thread(target=work, name="fluidc-compile", daemon=True)
+        # Not a daemon: the interpreter waits for the compiler before it finalizes (the library
+        # lands in the cache). A daemon thread still in torch code at finalization is unwound
+        # through torch's noexcept C++ frames when it asks for the GIL, and the process aborts
+        # ("terminate called without an active exception").
+        self.thread = threading.Thread(target=work, name="fluidc-compile")
         self.thread.start()
 
     def result(self):

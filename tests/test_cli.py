@@ -268,3 +268,15 @@ def test_inspect_paddles_own_training_programs(name, capsys):
     out = capsys.readouterr().out
     assert "== compiled for batch 2" in out and "_grad" in out
     assert re.search(r"\] (kernel|extern) .*(adam|momentum|sgd)", out)
+
+
+def test_import_and_help_do_not_load_torch():
+    """torch is imported when a program first needs it (frontend/lazy_import.py)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, fluidc\nfrom fluidc.cli import build_parser\nbuild_parser()\n"
+            "print('torch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out.strip() == "False"

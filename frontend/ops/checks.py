@@ -5,7 +5,7 @@ ignore/padding value, is searched for the offending value."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import IndexRangeError
 from .registry import IndexBound, OpDef, register, slots

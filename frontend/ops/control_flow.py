@@ -8,7 +8,7 @@ when it is appended; concrete shapes come from the sub-block (passes/control_flo
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+from fluidc.frontend.lazy_import import torch
+from fluidc.frontend.lazy_import import torch_functional as F
 
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError

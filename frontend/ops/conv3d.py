@@ -5,8 +5,8 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+from fluidc.frontend.lazy_import import torch
+from fluidc.frontend.lazy_import import torch_functional as F
 
 from ..errors import OpError, ShapeError
 from .conv import _bound, _conv_grad_maker, _extern, _out_size

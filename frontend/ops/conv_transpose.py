@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError, ShapeError
 from .conv import _bound, _extern

@@ -6,7 +6,7 @@ values, the rest dY's matching columns (dY[:, 2:] with use_cvm, all of dY withou
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import ShapeError
 from .conv import _bound

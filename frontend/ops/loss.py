@@ -5,7 +5,7 @@ nn.py)."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError, ShapeError
 from .define import pointwise, same_as

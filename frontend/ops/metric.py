@@ -3,7 +3,7 @@ positive-class score, global or over a sliding window of batches)."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError

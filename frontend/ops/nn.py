@@ -3,7 +3,7 @@ lookups, with their grads (batch_norm is in norm.py)."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError

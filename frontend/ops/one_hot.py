@@ -5,7 +5,7 @@ shape input, folded into `depth` before shape inference (passes/shape_inputs.py)
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType, convert_dtype, to_numpy_dtype
 from ..errors import OpError, ShapeError

@@ -5,7 +5,7 @@ and clip_by_norm; and what the 1.x learning-rate schedules append (increment, co
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError
 from .define import pointwise, same_as

@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import dtype_name
 from ..errors import OpError, ShapeError

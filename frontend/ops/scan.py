@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import ShapeError
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots

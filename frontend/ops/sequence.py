@@ -11,7 +11,7 @@ import functools
 import math
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType
 from ..errors import OpError, ShapeError

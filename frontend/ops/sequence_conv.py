@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError, ShapeError
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots

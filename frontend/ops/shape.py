@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType, convert_dtype, to_numpy_dtype
 from ..errors import OpError, ShapeError

@@ -7,7 +7,7 @@ has rank 2 to 5 and dim is 0 or 1, as Paddle's kernels require."""
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError, ShapeError
 from .conv import _bound

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..errors import OpError, ShapeError
