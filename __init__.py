@@ -19,12 +19,15 @@ from .frontend.layers.api2 import all, any, cumsum, pow, prod  # noqa: A004
 from .frontend.layers.api2 import clip as _clip_layer
 from .frontend.layers.tensor import (assign, create_parameter, full_like, ones_like, shape,
                                      static_data as data, zeros_like)
-from .frontend.layers.api2.linalg import norm
+from .frontend.layers.api2.linalg import addmm, norm
 from .frontend.layers.api2 import add_n, rand, randint, randn, stanh, uniform
+from .tensor.creation import arange
+from .tensor.stat import numel, std, var
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
                                       less_equal, less_than, logical_and, logical_not,
                                       logical_or, not_equal)
-from .frontend.layers.api2.manipulation import gather, moveaxis, reshape_, slice, split, t  # noqa: A004
+from .frontend.layers.api2.manipulation import (gather, moveaxis, multiplex, reshape_,  # noqa: A004
+                                                scatter, slice, split, strided_slice, t)
 from .frontend.layers.api2.search import where
 from .frontend.layers.api2.crop_shard import crop, shard_index
 from .frontend.layers.api2.shaping import (expand, squeeze, squeeze_, stack, topk, unsqueeze,
@@ -33,22 +36,24 @@ from .frontend.param_attr import ParamAttr
 from . import backward  # noqa: F401
 from . import clip, optimizer, regularizer, tensor  # noqa: F401
 from .passes.memory import memory_optimize
-from .passes.strategy import BuildStrategy, CompiledProgram
+from .passes.strategy import BuildStrategy, CompiledProgram, ExecutionStrategy
+from .runtime.data_parallel import ParallelExecutor
 from .runtime import (CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, LoDTensor, Scope,
                       global_scope, scope_guard)
 from . import core, io, nets, nn, reader, static  # noqa: F401,E402
 from .runtime.feeder import DataFeeder
 from .runtime.lod import create_lod_tensor, create_random_int_lodtensor
 from .runtime.reader import batch
-from .runtime.io import load, save  # paddle.save / paddle.load
 from .runtime.inspect_plan import PlanView, inspect  # the plan exe.run builds, as an object
+from . import transpiler  # noqa: F401,E402
+from .distributed.transpiler import DistributeTranspiler, DistributeTranspilerConfig  # noqa: E402
 
 # Program.desc, Program.state_dict, Variable.get_value ... need the lower layers: bound there.
 from . import compiler, data_feeder, executor, framework, metric, metrics  # noqa: F401,E402
 from .framework import cpu_places, cuda_pinned_places, cuda_places, is_compiled_with_cuda  # noqa: E402
 from .passes.backward import gradients  # noqa: E402
 from .runtime.place import get_device, set_device  # noqa: E402
-from .runtime.random import seed  # noqa: E402
+from .dygraph.runner import reseed as seed  # noqa: E402 (paddle.seed)
 
 # Paddle's module paths for modules fluidc keeps elsewhere (from fluid.initializer import ...).
 # paddle.float32, paddle.int64, ...
@@ -72,17 +77,26 @@ for _name, _module in {"initializer": initializer, "unique_name": unique_name,
 __version__ = "0.1.0"
 
 
+from .dygraph import (EagerParamBase, Tensor, grad, is_grad_enabled, no_grad,  # noqa: E402
+                      set_grad_enabled, to_tensor)
+from .dygraph.io import load, save  # noqa: E402 (paddle.save / paddle.load, either mode)
+from .frontend import framework as _framework  # noqa: E402
+
+
 def enable_static() -> None:
-    """fluidc programs are always static; kept so 2.x scripts run unchanged."""
+    """Static mode: layers append ops to the default programs (docs: "Dygraph")."""
+    _framework.set_mode("static")
 
 
-def disable_static() -> None:
-    """Dynamic mode is not part of fluidc."""
-    raise FluidcError("fluidc runs static programs only; dygraph mode is not supported")
+def disable_static(place=None) -> None:
+    """Dygraph mode: layers run eagerly, also where a static program was started."""
+    _framework.set_mode("dygraph")
 
 
 def in_dynamic_mode() -> bool:
-    return False
+    """Whether layers called now run eagerly (no enable_static, program_guard or static
+    program under construction)."""
+    return _framework.in_dygraph_mode()
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

@@ -1,4 +1,4 @@
 """fluid.compiler: CompiledProgram and BuildStrategy (re-exports)."""
-from .passes.strategy import BuildStrategy, CompiledProgram
+from .passes.strategy import BuildStrategy, CompiledProgram, ExecutionStrategy
 
-__all__ = ["BuildStrategy", "CompiledProgram"]
+__all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy"]

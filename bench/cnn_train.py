@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .harness import Competitor, add_target, run_bench, torch_or_skip
+from .harness import torch_or_skip
+from .model_pair import ModelPair
 
 BATCH, SHAPE, CHANNELS, CLASSES = 32, (3, 32, 32), (32, 64), 10
 LR, MOMENTUM, EPS = 0.005, 0.9, 1e-5  # larger rates diverge from the first steps
@@ -127,79 +128,18 @@ class TorchCNN:
         return run
 
 
+def _pair() -> ModelPair:
+    return ModelPair("cnn", BATCH, FluidcCNN, TorchCNN, synthetic_data(),
+                     synthetic_data(SEED + 1)["img"], torch_train_note="SGD momentum, loss.item()",
+                     torch_compile_note="forward compiled, backward autograd, SGD eager",
+                     fluidc_infer_note="test clone, fetch logits")
+
+
 def parity(steps: int = 3) -> dict:
     """Train fluidc and torch eager from the same weights (losses per step), then compare the
     inference outputs on the trained running statistics."""
-    feed = synthetic_data()
-    f = FluidcCNN()
-    t = TorchCNN(f.state())
-    t_step = t.train_step(feed)
-    fl = [f.train_step(feed) for _ in range(steps)]
-    tl = [t_step() for _ in range(steps)]
-    x = synthetic_data(SEED + 1)["img"]
-    infer_diff = np.abs(f.infer(x) - TorchCNN(f.state()).infer_fn()(x)).max()
-    return {"fluidc_loss": fl, "torch_loss": tl,
-            "max_abs_diff": float(max(abs(a - b) for a, b in zip(fl, tl))),
-            "infer_max_abs_diff": float(infer_diff)}
-
-
-def _train_competitors() -> list[Competitor]:
-    feed = synthetic_data()
-
-    def fluidc():
-        f = FluidcCNN()
-        return lambda: f.train_step(feed)
-
-    def torch_(compile_: bool):
-        return lambda: TorchCNN(FluidcCNN().state()).train_step(feed, compile_)
-
-    return [
-        Competitor("fluidc", fluidc, note="exe.run, fetch loss"),
-        Competitor("torch eager", torch_(False), optional=True, note="SGD momentum, loss.item()"),
-        Competitor("torch.compile", torch_(True), optional=True,
-                   note="forward compiled, backward autograd, SGD eager"),
-    ]
-
-
-def _infer_competitors() -> list[Competitor]:
-    x = synthetic_data(SEED + 1)["img"]
-
-    def fluidc():
-        f = FluidcCNN()
-        return lambda: f.infer(x)
-
-    def torch_(compile_: bool):
-        def setup():
-            f = FluidcCNN()
-            run = TorchCNN(f.state()).infer_fn(compile_)
-            np.testing.assert_allclose(run(x), f.infer(x), rtol=1e-4, atol=1e-4)
-            return lambda: run(x)
-        return setup
-
-    return [
-        Competitor("fluidc", fluidc, note="test clone, fetch logits"),
-        Competitor("torch eager", torch_(False), optional=True, note="inference_mode"),
-        Competitor("torch.compile", torch_(True), optional=True, note="inference_mode"),
-    ]
-
-
-def _add_targets(rows: list[dict], what: str) -> None:
-    by_name = {r["competitor"]: r for r in rows if r.get("median_us") is not None}
-    fluidc = by_name.get("fluidc")
-    for other, limit in TARGETS[what].items():
-        o = by_name.get(other)
-        if fluidc is None or o is None:
-            continue
-        r, rm = fluidc["median_us"] / o["median_us"], fluidc["min_us"] / o["min_us"]
-        add_target(fluidc, f"CNN {what}: fluidc / {other} <= {limit}", r, rm, r <= limit)
-
+    return _pair().parity(steps)
 
 def run(repeat: int | None = None, verbose: bool = True) -> list[dict]:
     """The training step and the inference benches; rows for both."""
-    train = run_bench(f"cnn train step b{BATCH}", _train_competitors(), repeat=repeat or 30,
-                      number=1, warmup=3, baseline="fluidc", verbose=verbose)
-    infer = run_bench(f"cnn inference b{BATCH}", _infer_competitors(), repeat=repeat or 30,
-                      number=3, warmup=3, baseline="fluidc", verbose=verbose)
-    _add_targets(train, "train")
-    _add_targets(infer, "infer")
-    return train + infer
+    return _pair().run("CNN", TARGETS, repeat, verbose)

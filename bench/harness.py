@@ -192,6 +192,19 @@ def add_target(row: Optional[dict], text: str, value: Optional[float],
         {"target": text, "value": value, "value_min": value_min, "met": ok})
 
 
+def add_ratio_targets(rows: list[dict], label: str, limits: dict[str, float]) -> None:
+    """On fluidc's row of one bench: for each competitor of `limits`, the target
+    fluidc's median / its median <= the limit (and the same from the mins)."""
+    by_name = {r["competitor"]: r for r in rows if r.get("median_us") is not None}
+    fluidc = by_name.get("fluidc")
+    for other, limit in limits.items():
+        o = by_name.get(other)
+        if fluidc is None or o is None:
+            continue
+        r, rm = fluidc["median_us"] / o["median_us"], fluidc["min_us"] / o["min_us"]
+        add_target(fluidc, f"{label}: fluidc / {other} <= {limit}", r, rm, r <= limit)
+
+
 def format_targets(rows: list[dict]) -> str:
     """The targets rows carry (`targets`: text, value, value_min, met), one line each."""
     lines = []

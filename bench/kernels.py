@@ -4,7 +4,10 @@ Workloads (float32):
 - chain: out = tanh(relu(x*0.5 + y) - 1) * x + 2 on 16M floats (7 ops);
 - arith: out = x*0.5 + y*0.25 - 1 on 16M floats (pure arithmetic: memory bound);
 - softmax: fluid.layers.softmax over the last axis of [4096, 1024];
-- layer_norm: fluid.layers.layer_norm(x, begin_norm_axis=1) over [4096, 1024].
+- layer_norm: fluid.layers.layer_norm(x, begin_norm_axis=1) over [4096, 1024];
+- colstats: column statistics (x - mean(x, 0)) / sqrt(var(x, 0) + eps) * g + b over
+  [8192, 512], written with the 2.x API (var as the mean of squared deviations);
+- broadcast: relu(a * b + c) over [64,1,256] x [1,128,256] x [256] (3-operand broadcast).
 
 Competitors, in one process with their repeats interleaved (bench/harness.py): fluidc fused
 (the default exe.run), fluidc unfused (CompiledProgram with BuildStrategy.fuse_all = False),
@@ -32,6 +35,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .batch_sizes import _env
 from .harness import Competitor, Skip, add_target, run_bench
 
 N_POINTWISE = 16 * 1024 * 1024
@@ -46,6 +50,9 @@ CHAIN_VS_COMPILE = 2.5    # ... at least this much faster than torch.compile
 CHAIN_VS_UNFUSED = 4.0    # ... and than the same program unfused
 ARITH_OF_COPY = 0.80      # pure arithmetic: at least this fraction of the copy bandwidth
 ROW_VS_C = 1.1            # softmax, layer_norm: at most this times the hand-written C loop
+VS_COMPILE = 1.0          # colstats, broadcast: at most torch.compile's time
+COL_ROWS, COL_COLS = 8192, 512
+BC_A, BC_B, BC_C = (64, 1, 256), (1, 128, 256), (256,)
 
 
 # -- hand-written C -------------------------------------------------------------------------
@@ -78,16 +85,18 @@ class Workload:
     fluid_build: Callable                       # (fluid, feeds dict) -> output Variable
     numpy_fn: Callable                          # (**inputs) -> ndarray
     torch_fn: Callable                          # (torch, tensor params, **tensors) -> tensor
-    c_call: Callable                            # (params, **inputs) -> ndarray (allocates)
+    c_call: Optional[Callable]                  # (params, **inputs) -> ndarray (allocates)
     paddle_build: Optional[Callable] = None     # (paddle, feeds dict) -> output Variable
     params: Callable = field(default=lambda f: {})  # _Fluidc -> dict of parameter arrays
     atol: float = 1e-5
     rtol: float = 1e-5
     one_kernel: bool = False                    # target: fused plan is a single kernel
+    vs_compile: bool = False                    # target: at most torch.compile's time
+    reference: Optional[Callable] = None        # (**inputs) -> the answer rows are checked
+                                                # against, in float64 (default numpy_fn)
 
-    def bytes_moved(self, inputs: dict[str, np.ndarray], params: dict) -> int:
+    def bytes_moved(self, inputs: dict[str, np.ndarray], params: dict, out: np.ndarray) -> int:
         """Bytes read (inputs, parameters) plus written (the output) by an ideal kernel."""
-        out = next(iter(inputs.values()))  # every workload's output has its first input's shape
         return sum(a.nbytes for a in inputs.values()) + sum(
             a.nbytes for a in params.values()) + out.nbytes
 
@@ -204,6 +213,54 @@ def _layer_norm_c(params, x):
     return out
 
 
+# colstats: per-column standardization with a scale and shift, as a user writes it in the 2.x
+# API (paddle = the fluidc module; fluidc has no paddle.var, so the variance is spelled out).
+def _colstats_inputs() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(SEED + 2)
+    return {"x": rng.standard_normal((COL_ROWS, COL_COLS), dtype=np.float32) * 2 + 1,
+            "g": rng.standard_normal(COL_COLS, dtype=np.float32),
+            "b": rng.standard_normal(COL_COLS, dtype=np.float32)}
+
+
+def _colstats_fluid(paddle, v):
+    x = v["x"]
+    mu = paddle.mean(x, axis=0)
+    var = paddle.mean(paddle.square(x - mu), axis=0)
+    return (x - mu) / paddle.sqrt(var + LN_EPS) * v["g"] + v["b"]
+
+
+def _colstats_paddle(paddle, v):
+    x = v["x"]
+    return (x - paddle.mean(x, axis=0)) / paddle.sqrt(paddle.var(x, axis=0, unbiased=False)
+                                                      + LN_EPS) * v["g"] + v["b"]
+
+
+def _colstats_np(x, g, b):
+    mu = x.mean(axis=0)
+    return (x - mu) / np.sqrt(x.var(axis=0) + np.float32(LN_EPS)) * g + b
+
+
+def _colstats_np64(x, g, b):
+    x64 = x.astype(np.float64)
+    mu = x64.mean(axis=0)
+    return (x64 - mu) / np.sqrt(((x64 - mu) ** 2).mean(axis=0) + LN_EPS) * g + b
+
+
+def _colstats_torch(torch, p, x, g, b):
+    return (x - x.mean(0)) / torch.sqrt(x.var(0, unbiased=False) + LN_EPS) * g + b
+
+
+# broadcast: three operands broadcast against each other, then an activation
+def _broadcast_inputs() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(SEED + 3)
+    return {k: rng.standard_normal(shape, dtype=np.float32)
+            for k, shape in (("a", BC_A), ("b", BC_B), ("c", BC_C))}
+
+
+def _broadcast_fluid(paddle, v):
+    return paddle.nn.functional.relu(v["a"] * v["b"] + v["c"])
+
+
 WORKLOADS = {
     "chain": Workload(
         "chain", "chain tanh(relu(x*.5+y)-1)*x+2 [16M]", "pointwise", _two_vectors, _chain_fluid,
@@ -230,6 +287,17 @@ WORKLOADS = {
                                                            LN_EPS),
         _layer_norm_c, _layer_norm_paddle, params=_layer_norm_params,
         atol=2e-5, rtol=1e-4, one_kernel=True),
+    "colstats": Workload(
+        "colstats", f"colstats (x-mean0)/sqrt(var0+eps)*g+b [{COL_ROWS},{COL_COLS}]",
+        "reduction", _colstats_inputs, _colstats_fluid, _colstats_np, _colstats_torch,
+        None, _colstats_paddle, atol=1e-4, rtol=1e-4, one_kernel=True, vs_compile=True,
+        reference=_colstats_np64),
+    "broadcast": Workload(
+        "broadcast", "broadcast relu(a*b+c) [64,1,256]x[1,128,256]x[256]", "pointwise",
+        _broadcast_inputs, _broadcast_fluid,
+        lambda a, b, c: np.maximum(a * b + c, np.float32(0)),
+        lambda torch, p, a, b, c: torch.relu(a * b + c),
+        None, _broadcast_fluid, one_kernel=True, vs_compile=True),
 }
 
 
@@ -311,7 +379,8 @@ def _competitors(shared: _Shared) -> list[Competitor]:
     def fluidc(fused: bool):
         def setup():
             f = _Fluidc(w, inputs, fused)
-            step = _checked(shared, "fluidc", f.step)
+            with _env(FLUIDC_TIERED="0"):  # the plan built here: no timed run on tier 0
+                step = _checked(shared, "fluidc", f.step)
             shared.info["kernels_fused" if fused else "kernels_unfused"] = f.kernel_count()
             if fused:
                 shared.info["fluidc"] = f
@@ -348,6 +417,8 @@ def _competitors(shared: _Shared) -> list[Competitor]:
         return _checked(shared, "fluidc kernel only", step)
 
     def c_loop():
+        if w.c_call is None:
+            raise Skip("no hand-written C for this workload")
         return _checked(shared, "C", lambda: w.c_call(p, **inputs))
 
     def numpy_():
@@ -505,6 +576,11 @@ def _targets(w: Workload, rows: list[dict], shared: _Shared) -> None:
         if c is not None:
             add_target(f, f"{w.name}: fluidc / C fused <= {ROW_VS_C}", 1 / r, 1 / rm,
                     1 / r <= ROW_VS_C)
+    if w.vs_compile:
+        tc, r, rm = _speedup(rows, "torch.compile")
+        if tc is not None:
+            add_target(f, f"{w.name}: fluidc / torch.compile <= {VS_COMPILE}", 1 / r, 1 / rm,
+                       1 / r <= VS_COMPILE)
 
 
 def run_workload(name: str, repeat: int, verbose: bool) -> list[dict]:
@@ -522,12 +598,13 @@ def run_workload(name: str, repeat: int, verbose: bool) -> list[dict]:
         params = w.params(_Fluidc(w, inputs))
     shared = _Shared(w, inputs, params, None)
     expected_fn = (lambda **kw: _layer_norm_np(kw["x"], params["scale"], params["bias"])) \
-        if name == "layer_norm" else w.numpy_fn
+        if name == "layer_norm" else w.reference or w.numpy_fn
     shared.expected = np.asarray(expected_fn(**inputs), dtype=np.float32)
     rows = run_bench(w.title, _competitors(shared) + _copy_competitors(shared.expected),
                      repeat=repeat, number=1, warmup=2, baseline="fluidc", verbose=verbose)
     shared.info.pop("fluidc", None)
-    _add_bandwidth(rows, w.bytes_moved(inputs, params), 2 * shared.expected.nbytes)
+    _add_bandwidth(rows, w.bytes_moved(inputs, params, shared.expected),
+                   2 * shared.expected.nbytes)
     for r in rows:
         if r["competitor"] == "fluidc":
             r["kernels"] = shared.info.get("kernels_fused")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .harness import Competitor, add_target, run_bench, torch_or_skip
+from .harness import Competitor, add_ratio_targets, run_bench, torch_or_skip
 
 SIZES = (784, 512, 512, 10)
 TRAIN_BATCH = 256
@@ -173,23 +173,12 @@ def _infer_competitors() -> list[Competitor]:
 TARGETS = {"train": {"torch eager": 0.9, "torch.compile": 1.0}, "infer": {"torch eager": 0.8}}
 
 
-def _add_targets(rows: list[dict], what: str) -> None:
-    by_name = {r["competitor"]: r for r in rows if r.get("median_us") is not None}
-    fluidc = by_name.get("fluidc")
-    for other, limit in TARGETS[what].items():
-        o = by_name.get(other)
-        if fluidc is None or o is None:
-            continue
-        r, rm = fluidc["median_us"] / o["median_us"], fluidc["min_us"] / o["min_us"]
-        add_target(fluidc, f"MLP {what}: fluidc / {other} <= {limit}", r, rm, r <= limit)
-
-
 def run(repeat: int | None = None, verbose: bool = True) -> list[dict]:
     """Run the training-step and inference benches; rows for both."""
     train = run_bench(f"mlp train step b{TRAIN_BATCH}", _train_competitors(),
                       repeat=repeat or 50, number=1, warmup=3, baseline="fluidc", verbose=verbose)
     infer = run_bench(f"mlp inference b{INFER_BATCH}", _infer_competitors(),
                       repeat=repeat or 60, number=5, warmup=5, baseline="fluidc", verbose=verbose)
-    _add_targets(train, "train")
-    _add_targets(infer, "infer")
+    add_ratio_targets(train, "MLP train", TARGETS["train"])
+    add_ratio_targets(infer, "MLP infer", TARGETS["infer"])
     return train + infer

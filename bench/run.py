@@ -1,7 +1,8 @@
 """Run fluidc's benchmarks and print one table.
 
-    python bench/run.py [overhead|mlp|cnn|kernels|chain|arith|softmax|layer_norm|compile|models
-                         |memory|batches|all ...] [--json out.json] [--png chart.png] [--repeat N]
+    python bench/run.py [overhead|mlp|cnn|transformer|kernels|chain|arith|softmax|layer_norm
+                         |compile|models|memory|dygraph|batches|ddp|all ...]
+                        [--json out.json] [--png chart.png] [--repeat N]
     python -m bench ...            (from the repo root; same arguments)
 
 Competitors of a bench run side by side in one process with their repeats interleaved, so
@@ -26,9 +27,11 @@ import time
 
 from .harness import format_table, format_targets, write_json
 
-KERNELS = ("chain", "arith", "softmax", "layer_norm")  # bench/kernels.py's workloads
-BENCHES = ("overhead", "mlp", "cnn", "kernels", "compile", "models", "memory")
-CHOICES = (*BENCHES, *KERNELS, "batches")  # batches (2,000 plans) only when named
+KERNELS = ("chain", "arith", "softmax", "layer_norm", "colstats", "broadcast")  # bench/kernels.py
+BENCHES = ("overhead", "mlp", "cnn", "transformer", "kernels", "compile", "models", "memory",
+           "dygraph")
+# only when named: batches (2,000 plans), ddp (2 processes)
+CHOICES = (*BENCHES, *KERNELS, "batches", "ddp")
 
 
 def _setup_threads(threads: int | None) -> dict:
@@ -116,9 +119,24 @@ def main(argv: list[str] | None = None, prog: str = "bench") -> int:
                   f"{p['max_abs_diff']:.2e}, inference max |diff| "
                   f"{p['infer_max_abs_diff']:.2e}", flush=True)
         rows += cnn_train.run(args.repeat, verbose)
+    if "transformer" in selected:
+        from . import transformer
+        meta["transformer_parity"] = p = transformer.parity()
+        if verbose:
+            print(f"  [transformer parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
+                  f"torch loss {[round(v, 5) for v in p['torch_loss']]}, max |diff| "
+                  f"{p['max_abs_diff']:.2e}, inference max |diff| "
+                  f"{p['infer_max_abs_diff']:.2e}", flush=True)
+        rows += transformer.run(args.repeat, verbose)
+    if "dygraph" in selected:
+        from . import dygraph
+        rows += dygraph.run(args.repeat, verbose)
     if workloads:
         from . import kernels
         rows += kernels.run(args.repeat, verbose, workloads)
+    if "ddp" in selected:
+        from . import ddp
+        rows += ddp.run(args.repeat, verbose)
     if "batches" in selected:
         from . import batch_sizes
         rows += batch_sizes.run(args.repeat, verbose)

@@ -189,11 +189,13 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
     outer = [k for k, lp in enumerate(spec.loops) if not lp.reduce]
     printer = CPrinter(index, ref)
     big = spec.numel >= PARALLEL_MIN
-    if _is_column_reduction(spec, inner, outer):
-        body = _column_reduction(spec, printer, index, ref, loop_vars, inner, outer[0], big)
+    sched = row_schedule(spec)
+    from .c_columns import column_loop, render_column_blocks  # it builds on this module
+    if column_loop(spec, inner, outer) is not None:
+        body = render_column_blocks(spec, sched, printer, index, ref, loop_vars, inner, outer,
+                                    big)
         return _ENV.get_template("kernel.c.j2").render(name=name, params=params, outer=[],
                                                        body=body)
-    sched = row_schedule(spec)
     levels = sched.levels
     n_reduce = sum(1 for n in sched.order if n.op == "reduce")
     names: dict[int, str] = {}
@@ -218,19 +220,8 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
 
     def element_pass(values: list[Node], finish: list[str], pragma: str | None) -> list[str]:
         """One pass over the inner loops computing `values`; finish lines use {v0}, {v1}, ..."""
-        lines, local = [], dict(names)
-        for n in _reachable_until(values, stored):
-            if levels[n.id] == "elem" and n.id not in local:
-                if n.id in stored:
-                    text = slot[n.id]
-                elif n.op == "truediv" and n.args[1].id in recips:
-                    text = f"({local[n.args[0].id]} * rinv{n.args[1].id})"
-                else:
-                    text = printer.expr(n, local)
-                local[n.id] = f"t{n.id}"
-                lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
-                if n.id in cached and n.id not in stored:
-                    lines.append(f"{slot[n.id]} = t{n.id};")
+        lines, local = element_lines(values, names, levels, printer, rinv, stored,
+                                     {i: slot[i] for i in cached})
         stored.update(k for k in cached if k in local)
         lines += [f.format(**{f"v{i}": local[v.id] for i, v in enumerate(values)}) for f in finish]
         out = []
@@ -247,13 +238,13 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
         if slot[n.id].startswith(f"s{n.id}["):
             body.append(f"{c_type(n.dtype)} s{n.id}[{row_len}];")
     # Element values divided by a per-row value multiply by its reciprocal, taken once a row.
-    recips = {n.args[1].id for n in sched.order if n.op == "truediv" and n.dtype.kind == "f"
-              and levels[n.id] == "elem" and levels[n.args[1].id] == "row"}
+    rinv: dict[int, str] = {}
 
     def reciprocal(n: Node) -> None:
-        if n.id in recips:
+        if n.id in sched.recips:
             t = c_type(n.dtype)
             body.append(f"const {t} rinv{n.id} = ({t})1 / {names[n.id]};")
+            rinv[n.id] = f"rinv{n.id}"
     for step in sched.steps:
         if isinstance(step, Node):  # a row value, once per row
             text = printer.expr(step, names)
@@ -266,11 +257,9 @@ def render_kernel(spec: KernelSpec, name: str, orphan: bool = False) -> str:
         else:
             n = step.reduce
             combine, value = n.args
-            acc_dtype = np.dtype(np.float64) if combine in ("sum", "prod") and n.dtype.kind == "f" \
-                else n.dtype
+            acc_dtype, init = accumulator(combine, n.dtype)
             T = c_type(acc_dtype)
             update, omp_op = _COMBINE[combine]
-            init = {"sum": "0", "prod": "1"}.get(combine) or _extreme_init(combine, acc_dtype)
             nan_check = combine in ("max", "min") and acc_dtype.kind == "f"
             clauses = f"reduction({omp_op}:acc)" + (" reduction(|:nan)" if nan_check else "")
             whole = not outer and big and n_reduce == 1 and len(inner) == 1
@@ -331,6 +320,36 @@ def _scratch_slots(spec: KernelSpec, cached: dict, stores: list, levels: dict,
     return out
 
 
+def accumulator(combine: str, dtype: np.dtype) -> tuple[np.dtype, str]:
+    """The dtype a reduction accumulates in (double for float sums and products) and the C
+    of its initial value."""
+    acc = np.dtype(np.float64) if combine in ("sum", "prod") and dtype.kind == "f" else dtype
+    return acc, {"sum": "0", "prod": "1"}.get(combine) or _extreme_init(combine, acc)
+
+
+def element_lines(values: list[Node], names: dict[int, str], levels: dict[int, str],
+                  printer: CPrinter, rinv: dict[int, str], stored: set[int] = frozenset(),
+                  slot: dict[int, str] | None = None) -> tuple[list[str], dict[int, str]]:
+    """The lines of one pass's body computing the element values `values` need: node id ->
+    C name, given `names` (row values and constants). A division by a row value with a
+    reciprocal (`rinv`: node id -> its C) multiplies by it; values in `slot` (scratch) are
+    read from there once `stored`, else written there when computed."""
+    lines, local, slot = [], dict(names), slot or {}
+    for n in _reachable_until(values, set(stored) | names.keys()):
+        if levels[n.id] == "elem" and n.id not in local:
+            if n.id in stored:
+                text = slot[n.id]
+            elif n.op == "truediv" and n.args[1].id in rinv:
+                text = f"({local[n.args[0].id]} * {rinv[n.args[1].id]})"
+            else:
+                text = printer.expr(n, local)
+            local[n.id] = f"t{n.id}"
+            lines.append(f"const {c_type(n.dtype)} t{n.id} = {text};")
+            if n.id in slot and n.id not in stored:
+                lines.append(f"{slot[n.id]} = t{n.id};")
+    return lines, local
+
+
 _COSTLY = {"exp", "log", "tanh", "erf", "pow", "sqrt"}
 SCRATCH_BYTES = 32 * 1024  # per cached value and row: stays in L1 between the passes
 
@@ -353,55 +372,6 @@ def _reachable_until(values: list[Node], stop: set[int]) -> list[Node]:
     for v in values:
         visit(v)
     return order
-
-
-# Column reductions keep this many running results per thread (a stack array).
-COLUMN_BLOCK = 64
-
-
-def _is_column_reduction(spec: KernelSpec, inner: list[int], outer: list[int]) -> bool:
-    """A single reduction over dims outside the contiguous one (bias grads: [N, C] -> [C])."""
-    if spec.combine is None or len(outer) != 1 or not inner:
-        return False
-    kept = spec.loops[outer[0]].strides
-    contiguous = any(v == 1 for v in kept.values()) and all(v in (0, 1) for v in kept.values())
-    return contiguous and not any(spec.loops[k].strides[o] == 1 for k in inner for o in kept)
-
-
-def _column_reduction(spec: KernelSpec, printer: CPrinter, index: dict, ref: dict,
-                      loop_vars: list[str], inner: list[int], k: int, big: bool) -> list[str]:
-    """Rows outside, a block of columns inside: every element is read once, loads vectorize."""
-    out_dtype = spec.dtypes[spec.operands[spec.reduce_out]]
-    acc_dtype = np.dtype(np.float64) if spec.combine in ("sum", "prod") and out_dtype.kind == "f" \
-        else out_dtype
-    T = c_type(acc_dtype)
-    init = {"sum": "0", "prod": "1"}.get(spec.combine) or _extreme_init(spec.combine, acc_dtype)
-    v_, c = loop_vars[k], COLUMN_BLOCK
-    lines, names = printer.lines([spec.reduce_value] + [v for _, v in spec.stores])
-    v = names[spec.reduce_value.id]
-    slot = f"acc[{v_} - c0]"
-    update = {"sum": f"{slot} + ({T}){v}", "prod": f"{slot} * ({T}){v}",
-              "max": f"(({T}){v} > {slot} || {v} != {v}) ? ({T}){v} : {slot}",
-              "min": f"(({T}){v} < {slot} || {v} != {v}) ? ({T}){v} : {slot}"}[spec.combine]
-    lines.append(f"{slot} = {update};")
-    lines += [f"{ref[o]}[{index[o]}] = {names[val.id]};" for o, val in spec.stores]
-    size = spec.loops[k].size
-    body = ["#pragma omp parallel for" if big else "",
-            f"for (int64_t c0 = 0; c0 < {size}; c0 += {c}) {{",
-            f"    const int64_t c1 = c0 + {c} < {size} ? c0 + {c} : {size};",
-            f"    {T} acc[{c}];",
-            f"    for (int64_t {v_} = c0; {v_} < c1; ++{v_}) acc[{v_} - c0] = {init};"]
-    for depth, r in enumerate(inner):
-        body.append("    " * (depth + 1) + f"for (int64_t {loop_vars[r]} = 0; {loop_vars[r]} < "
-                    f"{spec.loops[r].size}; ++{loop_vars[r]}) {{")
-    pad = "    " * (len(inner) + 1)
-    body += ["#pragma omp simd", pad + f"for (int64_t {v_} = c0; {v_} < c1; ++{v_}) {{"]
-    body += [pad + "    " + x for x in lines] + [pad + "}"]
-    body += ["    " * d + "}" for d in range(len(inner), 0, -1)]
-    o = spec.reduce_out
-    body += [f"    for (int64_t {v_} = c0; {v_} < c1; ++{v_}) "
-             f"{ref[o]}[{index[o]}] = ({c_type(out_dtype)})acc[{v_} - c0];", "}"]
-    return [b for b in body if b]
 
 
 def _extreme_init(combine: str, dtype: np.dtype) -> str:

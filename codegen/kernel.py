@@ -9,7 +9,8 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from ..passes.fuse import Concurrent, Extern, Kernel, MatmulKernel, flat_steps, kernel_label
+from ..passes.fuse import (Concurrent, Extern, Kernel, MatmulKernel, PoolKernel, flat_steps,
+                           kernel_label)
 from ..frontend.ops.expr import ExprBuilder, Node, reachable
 
 Storage = Callable[[str], str]  # var -> the var whose memory it lives in
@@ -166,7 +167,7 @@ def segments(steps: list) -> list:
     call each, whatever the backend)."""
     out: list = []
     for step in steps:
-        if isinstance(step, (Kernel, MatmulKernel, Concurrent)):
+        if isinstance(step, (Kernel, MatmulKernel, PoolKernel, Concurrent)):
             if out and isinstance(out[-1], list):
                 out[-1].append(step)
             else:
@@ -223,7 +224,9 @@ class RowSchedule:
     """How a kernel computes each row (kept index), decided once for every printer: constants
     first, then in order row values (once per row) and passes over the reduced loops, then the
     per-row stores. `multi_pass` holds the element values more than one pass needs (a printer
-    may keep them between passes, as C's scratch rows do, or recompute them)."""
+    may keep them between passes, as C's scratch rows do, or recompute them). `recips` holds
+    the row values element values are divided by: the C multiplies by their reciprocal, taken
+    once a row (within 1 ulp of numpy's division), and tier 0 computes the same."""
 
     stores: list[tuple[int, Node]]
     order: list[Node]
@@ -232,6 +235,7 @@ class RowSchedule:
     steps: list[Node | RowPass]
     row_stores: list[tuple[int, Node]]
     multi_pass: set[int]
+    recips: set[int]
 
 
 def row_schedule(spec: KernelSpec) -> RowSchedule:
@@ -254,5 +258,7 @@ def row_schedule(spec: KernelSpec) -> RowSchedule:
             for n in reachable(p.values):
                 uses[n.id] = uses.get(n.id, 0) + 1
     multi = {i for i, k in uses.items() if k > 1 and levels[i] == "elem"}
+    recips = {n.args[1].id for n in order if n.op == "truediv" and n.dtype.kind == "f"
+              and levels[n.id] == "elem" and levels[n.args[1].id] == "row"}
     return RowSchedule(stores, order, levels, moves, steps,
-                       [(o, v) for o, v in stores if not moves[o]], multi)
+                       [(o, v) for o, v in stores if not moves[o]], multi, recips)

@@ -97,9 +97,17 @@ def to_numpy_dtype(dtype) -> np.dtype:
     return _NUMPY[vt]
 
 
+_SPELLINGS: dict = {}  # VarType -> its spelling, asked for every var an op touches
+
+
 def dtype_name(dtype) -> str:
     """The Paddle spelling ('float32', 'int64', ...) of a dtype."""
-    return to_numpy_dtype(dtype).name if convert_dtype(dtype) != VarType.BF16 else "bfloat16"
+    name = _SPELLINGS.get(dtype) if isinstance(dtype, VarType) else None
+    if name is None:
+        name = to_numpy_dtype(dtype).name if convert_dtype(dtype) != VarType.BF16 else "bfloat16"
+        if isinstance(dtype, VarType):
+            _SPELLINGS[dtype] = name
+    return name
 
 
 def is_float(dtype) -> bool:

@@ -308,7 +308,8 @@ class Block:
 
     def _make_op(self, type: str, inputs=None, outputs=None, attrs=None) -> Operator:
         opdef = get_op_def(type)
-        ins = {k: _to_names(v) for k, v in (inputs or {}).items()}
+        ins = {k: _to_names([static_input(self, x) for x in v] if isinstance(v, (list, tuple))
+                           else static_input(self, v)) for k, v in (inputs or {}).items()}
         outs = {k: _to_names(v) for k, v in (outputs or {}).items()}
         ins = {k: v for k, v in ins.items() if v}
         outs = {k: v for k, v in outs.items() if v}
@@ -536,6 +537,7 @@ class OpRole:
     Forward = 0
     Backward = 1
     Optimize = 2
+    RPC = 4  # the parameter server's send / recv ops (distributed/transpiler.py)
     Loss = 256
     LRSched = 16
 
@@ -552,6 +554,64 @@ def default_main_program() -> Program:
 def default_startup_program() -> Program:
     """The program that initializes parameters, run once before training."""
     return _startup_program
+
+
+# Dygraph or static (docs/architecture.md, "Dygraph"): enable_static() / disable_static() set
+# _mode; left unset, layers run eagerly unless a program_guard is active or the user has started
+# the default static program (it holds ops, or vars other than parameters: fluid.data, ...).
+_mode: str | None = None
+_guard_depth = 0
+_eager_program: Program | None = None  # fluidc.dygraph's tracer program, registered on import
+
+
+def set_mode(mode: str | None) -> None:
+    """'static' (enable_static), 'dygraph' (disable_static) or None (decided per layer call)."""
+    global _mode
+    _mode = mode
+
+
+def framework_mode() -> str | None:
+    return _mode
+
+
+def in_dygraph_mode() -> bool:
+    """Whether layers called now run eagerly (paddle.in_dynamic_mode)."""
+    if _mode == "static" or _guard_depth or _eager_program is None:
+        return False
+    if _mode == "dygraph":
+        return True
+    block = _main_program.global_block()  # started: ops, or vars other than layers' parameters
+    return not (block.ops or any(not isinstance(v, Parameter) for v in block.vars.values()))
+
+
+def building_program() -> Program:
+    """The program layers append to now: the eager tracer's in dygraph mode, else the default."""
+    return _eager_program if in_dygraph_mode() else _main_program
+
+
+def building_startup_program() -> Program:
+    """Where parameter initializers go: run at once in dygraph mode, else the startup program."""
+    return _eager_program if in_dygraph_mode() else _startup_program
+
+
+def register_eager_program(program: Program, capture, new_tensor) -> None:
+    """fluidc.dygraph's tracer program, how a static block captures an eager tensor, and how an
+    array becomes one (DataLoader batches in dygraph mode)."""
+    global _eager_program, _capture, eager_tensor
+    _eager_program, _capture, eager_tensor = program, capture, new_tensor
+
+
+_capture = eager_tensor = None
+
+
+def static_input(block: "Block", value):
+    """value, or for an eager tensor (of the tracer's program) used in a static program, the
+    constant var that captures its current value there (made on first use)."""
+    if getattr(getattr(value, "block", None), "program", None) is not _eager_program \
+            or _eager_program is None or block.program is _eager_program:
+        return value
+    found = block._find_var_recursive(value.name)
+    return found if found is not None else _capture(block.program.global_block(), value)
 
 
 def switch_main_program(program: Program) -> Program:
@@ -571,11 +631,14 @@ def program_guard(main_program: Program, startup_program: Program | None = None)
     """Layers inside append to main_program, and their initializers to startup_program."""
     if not isinstance(main_program, Program):
         raise TypeError(f"program_guard takes a Program, got {type(main_program).__name__}")
+    global _guard_depth
     old_main = switch_main_program(main_program)
     old_startup = switch_startup_program(startup_program) if startup_program is not None else None
+    _guard_depth += 1
     try:
         yield
     finally:
+        _guard_depth -= 1
         switch_main_program(old_main)
         if old_startup is not None:
             switch_startup_program(old_startup)

@@ -4,10 +4,12 @@ from ..frontend.layers.api2.layer import (  # noqa: F401
     Conv2DTranspose, Conv3DTranspose,
     CrossEntropyLoss, Dropout, Embedding, Flatten, GroupNorm, Hardsigmoid, Hardswish,
     InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, L1Loss, Layer,
-    LayerNorm, LeakyReLU, Linear, LogSigmoid, LogSoftmax, MaxPool2D, MSELoss, ReLU, ReLU6, Sequential, Sigmoid, Silu,
+    LayerList, LayerNorm, LeakyReLU, Linear, LogSigmoid, ParameterList, LogSoftmax, MaxPool2D, MSELoss, Pad2D, ReLU, ReLU6, Sequential, Sigmoid, Silu,
     Softmax, Softplus, Softsign, Swish, Tanh)
 from ..frontend.layers.api2 import layer  # noqa: F401 (paddle.nn.layer.AvgPool2D, ...)
 from ..frontend.layers.api2.spectral_norm import SpectralNorm  # noqa: F401
+from ..frontend.layers.api2.transformer import (MultiHeadAttention,  # noqa: F401
+                                                TransformerEncoderLayer)
 from . import functional, initializer, loss  # noqa: F401
 from . import clip  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401

@@ -16,14 +16,18 @@ fetched), so the layout is invisible to the user. torch's NCHW max pool and conv
 measured 2-10x slower than their channels-last forms on the bench CNN; a lone conv or pool is
 left as it is (its two transposes would cost more than the change gains).
 
-keep_pool_indices (training): a max pool whose grad is in the plan keeps torch's argmax indices
+keep_pool_indices (training): a max pool whose grad is in the plan keeps its argmax indices
 for it (pool2d_argmax / pool2d_argmax_grad), so the grad does not pool X again.
+
+generated_pool: which pools the C backend generates (PoolKernel, codegen/c_pool.py) rather
+than calling torch's.
 """
 from __future__ import annotations
 
 from ..frontend.dtypes import VarType
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.conv import native_max_pool
+from .fuse import POOLS
 
 CONVS = ("conv2d", "depthwise_conv2d")
 FLOATS = (VarType.FP32, VarType.FP64)
@@ -154,6 +158,15 @@ def fuse_conv_epilogues(ops: list[OpDesc], infos: dict[str, VarInfo],
         out.append(_op("conv2d_fused", ins, {"Output": [y]}, {**attrs, "act": act}))
         i = j
     return out
+
+
+# -- generated pools -----------------------------------------------------------------------------
+def generated_pool(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
+    """Whether the C backend computes this op as generated code (a PoolKernel): every max or
+    average pool2d, and pool2d_argmax, over float32 or float64; each measured faster than
+    torch's (docs/architecture.md, "Fusion beyond pointwise chains")."""
+    return op.type in POOLS and infos[op.input("X")[0]].dtype in FLOATS \
+        and op.attrs.get("pooling_type") in ("max", "avg")
 
 
 # -- max pool indices kept for the grad ----------------------------------------------------------

@@ -74,6 +74,30 @@ class MatmulKernel(Fused):
         return self.matmul.output("Out")[0]
 
 
+POOLS = ("pool2d", "pool2d_argmax")  # the ops a PoolKernel computes
+
+
+@dataclass
+class PoolKernel(Fused):
+    """A pool2d (or pool2d_argmax, also storing its indices) computed by generated code,
+    `ops[0]`, and optionally a transpose2 of a pool2d's result, `ops[1]`, folded into its store
+    (the pool writes the transposed layout at once: the end of a channels-last chain). The
+    pool's own output is then never stored."""
+
+    @property
+    def pool(self) -> OpDesc:
+        return self.ops[0]
+
+    @property
+    def transpose(self) -> OpDesc | None:
+        return self.ops[1] if len(self.ops) > 1 else None
+
+    @property
+    def stored(self) -> str:
+        """The var the kernel writes."""
+        return self.ops[-1].output("Out")[0]
+
+
 @dataclass
 class Concurrent:
     """Pointwise kernels that touch no common var but what they only read: they may run at
@@ -86,7 +110,7 @@ class Concurrent:
         return [op for k in self.parts for op in k.ops]
 
 
-Step = Kernel | MatmulKernel | Extern | Concurrent
+Step = Kernel | MatmulKernel | PoolKernel | Extern | Concurrent
 
 
 def flat_steps(steps: list[Step]) -> list[tuple[int | None, "Fused | Extern"]]:
@@ -171,6 +195,13 @@ class _Group:
     def kept(self) -> tuple[int, ...]:
         return tuple(1 if i in (self.axes or ()) else d for i, d in enumerate(self.shape))
 
+    def over_kept(self, shape: tuple[int, ...]) -> bool:
+        """Whether a value of `shape` is over K: K itself, or K without leading 1s (what a
+        reduction over leading axes without keep_dim makes, [N, C] -> [C], which broadcasts
+        back as K)."""
+        pad = len(self.shape) - len(shape)
+        return pad >= 0 and (1,) * pad + tuple(shape) == self.kept
+
     def internal_inputs_fit(self, op: OpDesc, infos: dict[str, VarInfo], allow_elem: bool) -> bool:
         """Values made in the group must align as S (elements) or K (rows) inside `op`."""
         opdef = get_op_def(op.type)
@@ -210,7 +241,8 @@ def step_kind(op: OpDesc, infos: dict[str, VarInfo]) -> str:
 def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
               storage: dict[str, str] | None = None, products: set[str] = frozenset(),
-              reads: list[list[str]] | None = None) -> list[_Group | OpDesc]:
+              reads: list[list[str]] | None = None,
+              pools: set[str] = frozenset()) -> list[_Group | OpDesc]:
     """Kernels chosen by dependency, in program order: each op may join any kernel after the
     last step it depends on in the scheduler graph (by storage: RAW, WAR, WAW), so nothing moves
     past what it must follow and no cycle forms. Among the kernels it fits (same iteration
@@ -222,7 +254,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
     reduce_prologue lets a reduction close a pointwise group over its input; row_fusion lets
     more reductions and per-row epilogues follow it in the same kernel; the ops writing a var in
     `products` (matrix products generated as code) start kernels that pointwise ops over their
-    result may join. `reads` are the ops' value inputs (value_inputs).
+    result may join. `reads` are the ops' value inputs (value_inputs); `pools` the outputs of
+    the pools generated as code (for the reason a kernel after one gives).
     """
     from .scheduler import SchedulerGraph  # the graph module builds on this one's step types
 
@@ -245,7 +278,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         """Why an op over `out` (reducing `axes`) does not join kernel g."""
         if g is None:
             return why
-        if out != g.shape and out != g.kept:
+        if out != g.shape and not g.over_kept(out):
             return f"its shape {list(out)} is not the kernel's {list(g.shape)}"
         if axes is not None and g.matmul:
             return "a reduction does not join a matrix product's epilogue"
@@ -269,7 +302,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             if out == g.shape and g.internal_inputs_fit(op, infos, True) \
                     and (row_fusion or g.axes is None):
                 return "elem"
-            if row_fusion and g.axes is not None and out == g.kept \
+            if row_fusion and g.axes is not None and g.over_kept(out) \
                     and g.internal_inputs_fit(op, infos, False):
                 return "row"
             return None
@@ -340,7 +373,9 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             cur.matmul = True
             cur.add(op, "elem", reads[i])
         else:
-            why, cur = f"after the library call '{op.type}'", None
+            why = "after a generated pool" if pools.intersection(op.outputs.get("Out", ())) \
+                else f"after the library call '{op.type}'"
+            cur = None
             groups.append(op)
         if isinstance(best, _Group) and best.ops[-1] is op:
             placed.append(best.index)
@@ -356,10 +391,13 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
                 fuse: bool = True, reduce_prologue: bool = True,
                 row_fusion: bool = True, storage: dict[str, str] | None = None,
-                products: set[str] = frozenset()) -> list[Step]:
-    """Kernels and extern steps; a kernel outputs what later steps read or live_out names."""
+                products: set[str] = frozenset(), pools: set[str] = frozenset()) -> list[Step]:
+    """Kernels and extern steps; a kernel outputs what later steps read or live_out names.
+    The pool2d ops writing a var in `pools` are generated (PoolKernel), each with the
+    transpose2 right after it folded in when that alone reads its result."""
     values = [value_inputs(op, infos) for op in ops]  # shape-only inputs left out
-    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values)
+    groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values,
+                       pools)
     reads = {id(op): v for op, v in zip(ops, values)}
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()
@@ -369,7 +407,24 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
         for op in (g.ops if isinstance(g, _Group) else [g]):
             seen.update(reads[id(op)])
     steps: list[Step] = []
-    for g, later in zip(groups, reads_after):
+    folded: set[int] = set()  # ids of transpose2 ops folded into the pool before them
+    for i, (g, later) in enumerate(zip(groups, reads_after)):
+        if isinstance(g, OpDesc) and id(g) in folded:
+            continue
+        if isinstance(g, OpDesc) and g.type in POOLS and g.output("Out")[0] in pools:
+            nxt = groups[i + 1] if i + 1 < len(groups) else None
+            y = g.output("Out")[0]
+            # y read by the transpose alone (live_out holds storages read through views)
+            fold = g.type == "pool2d" and isinstance(nxt, OpDesc) and nxt.type == "transpose2" \
+                and nxt.input("X") == [y] and y not in live_out \
+                and y not in reads_after[i + 1] and not nxt.outputs.get("XShape")
+            if fold:
+                folded.add(id(nxt))
+            ops_ = [g, nxt] if fold else [g]
+            steps.append(PoolKernel(ops_, tuple(infos[y].shape), g.input("X"),
+                                    ops_[-1].output("Out") + g.outputs.get("Indices", []),
+                                    split="a generated pool"))
+            continue
         if not isinstance(g, _Group):
             steps.append(Extern(g))
             continue

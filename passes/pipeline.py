@@ -16,8 +16,9 @@ from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
 from .constant_fold import fold_constants
 from .control_flow import attach_blocks, has_sub_blocks
-from .conv_fusion import channels_last, fuse_conv_epilogues, keep_pool_indices
+from .conv_fusion import channels_last, fuse_conv_epilogues, generated_pool, keep_pool_indices
 from .cross_entropy import expand_cross_entropy
+from .dropout import split_dropout
 from .epilogue import fuse_matmul_bias
 from .matmul import generated_product
 from .index_checks import index_checks, insert_index_checks
@@ -183,6 +184,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
     live_in = set(feed_infos) | set(state)
     live_out = set(fetches) | set(state)
+    lowered = run_pass("split_dropout", split_dropout, lowered, infos, live_out)
     if strategy.fuse_all and target == "c":  # library convs with their epilogues, in NHWC
         lowered = run_pass("fuse_conv_epilogues", fuse_conv_epilogues, lowered, infos, live_out)
         lowered = run_pass("keep_pool_indices", keep_pool_indices, lowered, infos)
@@ -194,6 +196,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     if strategy.fuse_all:
         lowered = run_pass("fuse_gemm_epilogue", fuse_matmul_bias, lowered, infos, live_out,
                            leave=products)
+    pools = {op.output("Out")[0] for op in lowered if generated_pool(op, infos)} \
+        if strategy.fuse_all and target == "c" else set()  # pools the C backend generates
     lowered, storage = run_pass("views", alias_views, lowered,
                                 SchedulerGraph(lowered, {}, live_in, live_out), infos,
                                 set(feed_infos), live_out)
@@ -202,7 +206,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                         fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
-                        storage=storage, products=products)
+                        storage=storage, products=products, pools=pools)
     graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
         storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))
@@ -223,8 +227,8 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
     """Each var's LoD for this run, and LoD-reading ops given their inputs' LoD in attrs.
 
     Ops with a `lod` rule (sequence ops) say what their outputs carry; any other op passes the
-    LoD of its first input that has one to each output declared with lod_level > 0 (pointwise
-    ops, mul/fc, lookup_table, ... keep their input's rows).
+    LoD of the input it shares (OpDef.lod_input: X, lookup_table's Ids, ...) to each output
+    declared with lod_level > 0 (pointwise ops, mul/fc, lookup_table, ... keep its rows).
     """
     lods = dict(feed_lods)
     out = []
@@ -243,7 +247,7 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
                     else:
                         lods[n] = lod
         else:
-            src = next((lods[n] for n in op.input_arg_names if n in lods), None)
+            src = lods.get(opdef.lod_input(op))
             for n in op.output_arg_names:
                 v = block._find_var_recursive(origin.get(n, n))
                 if src is not None and v is not None and v.lod_level > 0:

@@ -123,16 +123,55 @@ def strategy_for(names) -> BuildStrategy:
     return s
 
 
+# Paddle's ExecutionStrategy settings with its defaults: how its executor schedules ops on
+# threads and drops scopes. fluidc's plans decide that themselves; accepted and kept.
+EXECUTION_SETTINGS = {"num_threads": 0, "use_thread_barrier": False,
+                      "num_iteration_per_drop_scope": 100, "num_iteration_per_run": 1,
+                      "allow_op_delay": False, "use_experimental_executor": False}
+
+
+class ExecutionStrategy:
+    """fluid.ExecutionStrategy: Paddle's settings (EXECUTION_SETTINGS), kept; any other name
+    is an AttributeError, as in Paddle."""
+
+    def __init__(self) -> None:
+        for name, value in EXECUTION_SETTINGS.items():
+            setattr(self, name, value)
+
+    def __setattr__(self, name: str, value) -> None:
+        if name not in EXECUTION_SETTINGS:
+            raise AttributeError(f"ExecutionStrategy has no setting {name!r}"
+                                 f"{did_you_mean(name, list(EXECUTION_SETTINGS))}")
+        object.__setattr__(self, name, value)
+
+
 class CompiledProgram:
     """A program with the build strategy its runs compile under (fluid.CompiledProgram)."""
 
     def __init__(self, program_or_graph, build_strategy: BuildStrategy | None = None) -> None:
         self._program = program_or_graph
         self._build_strategy = build_strategy or BuildStrategy()
+        self._data_parallel = None  # set by with_data_parallel: Executor.run hands runs to it
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
                            share_vars_from=None, places=None) -> "CompiledProgram":
-        """Single-device fluidc: keeps the build strategy and returns self, as Paddle does on one place."""
+        """Run on several places (default: every place of the executor's kind, CPU_NUM on the
+        CPU) and, for a program transpiled in nccl2 mode, several trainers: each feed split
+        along the batch, gradients all-reduced as build_strategy.gradient_scale_strategy says,
+        fetches merged (runtime/data_parallel.py). share_vars_from: another data-parallel
+        CompiledProgram whose places' vars (parameters) this one reads."""
+        from ..runtime.data_parallel import DataParallel
+        if exec_strategy is not None and not isinstance(exec_strategy, ExecutionStrategy):
+            raise TypeError(f"exec_strategy must be an ExecutionStrategy, got "
+                            f"{type(exec_strategy).__name__}")
         if build_strategy is not None:
             self._build_strategy = build_strategy
+        if share_vars_from is not None:
+            if not isinstance(share_vars_from, CompiledProgram) or \
+                    share_vars_from._data_parallel is None:
+                raise TypeError("share_vars_from must be a CompiledProgram made data-parallel "
+                                "with with_data_parallel")
+            share_vars_from = share_vars_from._data_parallel
+        self._data_parallel = DataParallel(self._program, loss_name, self._build_strategy,
+                                           share_vars_from, places)
         return self

@@ -18,9 +18,10 @@ from ..codegen.compiler import find_compiler
 from ..codegen.triton_plan import generate_triton, triton_device
 from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
 from ..frontend.errors import FeedError, FetchError, did_you_mean
-from ..frontend.framework import Operator, Program, Variable, default_main_program
+from ..frontend.framework import Operator, Program, Variable, default_main_program, static_input
 from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
+from ..frontend.ops.distributed import TRAINER_OPS
 from ..passes.control_flow import BranchShapes
 from ..passes.export import write_graphs
 from ..passes.pipeline import lower_program
@@ -66,11 +67,18 @@ class Executor:
         # Program fingerprint -> the fed vars whose values shape its plans (reshape2's Shape
         # input): only such programs are listed, so other runs never look their feeds' values up.
         self._shape_feeds: dict[tuple, list[str]] = {}
+        self._trainer = False  # ran ops of a parameter-server job (close() leaves it)
         # An executor dropped without close() takes its programs' finalizers with it.
         weakref.finalize(self, _detach_all, self._finalizers).atexit = False
 
     def close(self) -> None:
-        """Drop every cached plan (their arenas, and the libraries no other plan uses)."""
+        """Drop every cached plan (their arenas, and the libraries no other plan uses). An
+        executor that ran a parameter-server trainer program tells the servers this trainer
+        is done, as Paddle's does."""
+        if self._trainer:
+            from ..distributed import ps_client
+            self._trainer = False
+            ps_client.close()
         with _build_lock:
             _detach_all(self._finalizers)
             self._program_keys.clear()
@@ -92,14 +100,22 @@ class Executor:
         ops the fetches and those updates need, as Paddle does; pruned programs are cached.
         """
         program = program if program is not None else default_main_program()
+        parallel = getattr(program, "_data_parallel", None)
+        if parallel is not None:  # with_data_parallel: a run per place (runtime/data_parallel.py)
+            return parallel.run(self, feed, fetch_list, scope, return_numpy)
         strategy = getattr(program, "_build_strategy", None)
         program = getattr(program, "_program", program)
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run takes a Program or CompiledProgram, got "
                             f"{type(program).__name__}")
+        ops = program.global_block().ops
+        if ops and ops[-1].type == "listen_and_serv":  # a pserver program: serve it
+            from ..distributed.pserver import serve
+            return serve(self, program, scope if scope is not None else global_scope())
         fetch_list = fetch_list or ()
         if isinstance(fetch_list, (str, Variable)):  # Paddle takes one target unlisted too
             fetch_list = [fetch_list]
+        fetch_list = [static_input(program.global_block(), f) for f in fetch_list]
         fetch_names = [f if type(f) is str else f.name if isinstance(f, Variable) else None
                        for f in fetch_list]
         if use_prune or None in fetch_names:
@@ -251,6 +267,7 @@ class Executor:
                scope: Scope, strategy: BuildStrategy | None, lods: dict | None = None,
                shape_values: dict[str, np.ndarray] | None = None):
         block = program.global_block()
+        self._trainer = self._trainer or any(op.type in TRAINER_OPS for op in block.ops)
         feed_infos = {}
         for name, arr in arrays.items():
             if not isinstance(name, str):

@@ -232,10 +232,15 @@ def _read_vars(dirname: str, chosen: list[Variable], filename: str | None) -> di
         return _check_combined(_read(path, "combined params"), path, chosen)
     out = {}
     for v in chosen:
-        path = file_name_of(v.name, dirname)
+        # A pserver program's block of a var reads the rows it holds of that var's file.
+        source, rows = getattr(v, "slice_of", None) or (v.name, None)
+        path = file_name_of(source, dirname)
         if not os.path.isfile(path):
-            raise FormatError(f"{path}: missing: the program's var '{v.name}' has no file in {dirname}")
-        out[v.name] = _check(v, tensor_from_bytes(_read(path, f"var '{v.name}'"), path, v.name), path)
+            raise FormatError(f"{path}: missing: the program's var '{source}' has no file in {dirname}")
+        t = tensor_from_bytes(_read(path, f"var '{source}'"), path, source)
+        if rows is not None:
+            t = LoDTensor(t._t[rows[0]:rows[1]].clone())
+        out[v.name] = _check(v, t, path)
     return out
 
 

@@ -16,9 +16,11 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
+from ..frontend import framework
 from ..frontend.errors import FeedError, FluidcError
 from ..frontend.framework import Variable, default_main_program
 from .feeder import DataFeeder
+from .load_result import _convert
 from .reader import BackgroundFeed, batch as batch_reader
 from .tensor import LoDTensor, to_torch
 
@@ -261,6 +263,9 @@ class DataLoader:
         self.batch_size, self.shuffle, self.drop_last = batch_size, shuffle, drop_last
         self.num_workers, self.prefetch = int(num_workers), max(1, int(prefetch_factor))
         self.return_list, self.worker_init_fn = return_list, worker_init_fn
+        # dygraph (no feed_list): batches come as lists of eager tensors, as Paddle's
+        self._eager = framework.eager_tensor if framework.in_dygraph_mode() and \
+            not feed_list else None
         self._place_count = len(places) if isinstance(places, (list, tuple)) and places else 1
         self.timeout = timeout or None
         self.use_buffer_reader = use_buffer_reader
@@ -306,6 +311,8 @@ class DataLoader:
         elif not isinstance(value, dict) and self.feed_names and not self.return_list:
             value = {n: _tensor(v) if isinstance(v, np.ndarray) else v
                      for n, v in zip(self.feed_names, value)}
+        if self._eager is not None:
+            return _convert(value, lambda a: isinstance(a, np.ndarray), self._eager)
         if self.return_list:
             return [_listed(value[n]) for n in self.feed_names] if isinstance(value, dict) \
                 else value

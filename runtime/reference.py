@@ -84,11 +84,12 @@ def _in_lods(op: OpDesc, values: dict) -> dict:
 
 def _store(op: OpDesc, outs: dict, values: dict) -> None:
     """The op's outputs into the table, with their LoD: the one its reference gives (under
-    LOD_ATTR: ops reading LoD, the LoD-splitting ops), else the LoD of its first input that
-    has one, for outputs of that input's rows (as Paddle's ops share their input's LoD)."""
+    LOD_ATTR: ops reading LoD, the LoD-splitting ops), else the LoD of the input the op shares
+    (OpDef.lod_input, as Paddle's ShareLoD), for outputs of that input's rows."""
     lods = outs.get(LOD_ATTR)
-    src = next((values[lod_key(n)] for n in op.input_arg_names if lod_key(n) in values
-                and not isinstance(values[lod_key(n)], list)), None)
+    shared = get_op_def(op.type).lod_input(op)
+    src = values.get(lod_key(shared)) if shared is not None else None
+    src = None if isinstance(src, list) else src
     for slot, names in op.outputs.items():
         for i, (n, arr) in enumerate(zip(names, outs.get(slot, []))):
             if n == "@EMPTY@":

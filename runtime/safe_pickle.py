@@ -56,7 +56,7 @@ for _m in _NUMPY_MODULES:
 for _m in ("numpy.core.numeric", "numpy._core.numeric"):
     _GLOBALS[(_m, "_frombuffer")] = "frombuffer"  # protocol 5's arrays
 for _m in ("builtins", "__builtin__"):
-    for _n in ("complex", "set", "frozenset", "slice", "bytes", "bytearray", "eval"):
+    for _n in ("complex", "set", "frozenset", "tuple", "slice", "bytes", "bytearray", "eval"):
         _GLOBALS[(_m, _n)] = _n
 _GLOBALS.update({("numpy", "ndarray"): "ndarray", ("numpy", "dtype"): "dtype",
                  ("collections", "OrderedDict"): "OrderedDict", ("_codecs", "encode"): "encode"})
@@ -225,6 +225,10 @@ class _Machine:
             if n > 1 or (n and not isinstance(args[0], (list, tuple))):
                 self.fail(f"{kind} of something other than a list")
             return self.add_hashable(set if kind == "set" else frozenset, list(args[0]) if n else [])
+        if kind == "tuple":  # Paddle's dygraph form for one tensor: tuple((name, array))
+            if n > 1 or (n and not isinstance(args[0], (list, tuple))):
+                self.fail("tuple of something other than a list or tuple")
+            return tuple(args[0]) if n else ()
         if kind == "complex":
             if not 1 <= n <= 2 or not all(isinstance(a, (int, float)) for a in args):
                 self.fail("complex of non-numbers")

@@ -31,9 +31,10 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..codegen.kernel import build_spec, segments
+from ..codegen.kernel import build_spec, row_schedule, segments
 from ..frontend.logs import logger
 from ..passes.fuse import Concurrent, Extern, Kernel
+from ..frontend.ops import get_op_def
 from ..frontend.ops.expr import reachable
 
 _log = logger("plans")
@@ -178,10 +179,14 @@ def _run_kernel(spec, table: dict) -> None:
     outs = [v for _, v in stores]
     if spec.combine:
         outs.append(spec.reduce_value)
+    recips = row_schedule(spec).recips if reduce_axes else set()
     for n in reachable(outs):
         args = [values[a.id] if hasattr(a, "id") else a for a in n.args]
         if n.op == "reduce":  # over the whole shape, however few dims the value varies in
             values[n.id] = _exact_sum(np.broadcast_to(args[1], shape), reduce_axes, n.dtype)
+        elif n.op == "truediv" and n.args[1].id in recips:  # as the C: times the reciprocal
+            values[n.id] = np.multiply(args[0], np.divide(1, args[1], dtype=n.dtype),
+                                       dtype=n.dtype)
         else:
             values[n.id] = _eval(n, args, loads)
     if spec.combine:
@@ -288,6 +293,8 @@ def tiered_plan(lowered, random_seed: int, module, build: Build) -> "TieredPlan 
     if not enabled() or not any(isinstance(s, str) for s in module.schedule) or \
             module.built():
         return None
+    if any(isinstance(s, Extern) and get_op_def(s.op.type).side_effect for s in lowered.steps):
+        return None  # a run tier 0 gives up is made again: its effects would happen twice
     try:
         first = Plan(lowered, random_seed, module=NumpyModule(lowered.steps, lowered.infos,
                                                               lowered.storage))

@@ -6,7 +6,8 @@ from ..frontend.layers.metric import auc
 from ..frontend.layers.nn import accuracy
 from ..frontend.layers.tensor import create_global_var, create_parameter, static_data as data
 from ..passes.backward import append_backward, gradients
-from ..passes.strategy import BuildStrategy, CompiledProgram
+from ..passes.strategy import BuildStrategy, CompiledProgram, ExecutionStrategy
+from ..runtime.data_parallel import ParallelExecutor
 from ..runtime.feeder import DataFeeder
 from ..runtime import CPUPlace, CUDAPinnedPlace, CUDAPlace, Executor, Scope, global_scope, scope_guard
 from ..runtime.place import cpu_places, cuda_places
@@ -22,7 +23,8 @@ from . import io, nn
 __all__ = ["Operator", "Parameter", "Program", "Variable", "default_main_program",
            "default_startup_program", "program_guard", "Print", "accuracy", "auc",
            "create_global_var", "create_parameter", "data", "append_backward", "gradients", "BuildStrategy",
-           "CompiledProgram", "DataFeeder", "CPUPlace", "CUDAPinnedPlace", "CUDAPlace",
+           "CompiledProgram", "ExecutionStrategy", "ParallelExecutor", "DataFeeder", "CPUPlace",
+           "CUDAPinnedPlace", "CUDAPlace",
            "Executor", "Scope", "global_scope", "scope_guard", "cpu_places", "cuda_places",
            "deserialize_persistables", "deserialize_program", "load_from_file",
            "load_program_state", "load_vars", "normalize_program", "save_to_file", "save_vars",

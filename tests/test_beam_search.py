@@ -162,14 +162,7 @@ def test_lod_reset_matches_paddle(name):
     assert lod == json.loads(str(FIXTURE[f"reset_{name}_lod"]))
 
 
-_EXPAND_LOD_GAP = pytest.mark.xfail(strict=True, reason=(
-    "Paddle's sequence_expand of an X without LoD gives Out no LoD; fluidc's gives Y's ref "
-    "level, which the decoder needs here: the reference executor hands an op the LoD of its "
-    "first input that has one (fc's sum picks pre_ids' 2-level LoD), where Paddle shares X's "
-    "only, so without it the next step's expand would see a 2-level X"))
-
-
-@pytest.mark.parametrize("name", [pytest.param("plain", marks=_EXPAND_LOD_GAP), "lod", "uneven"])
+@pytest.mark.parametrize("name", ["plain", "lod", "uneven"])
 def test_sequence_expand_as_the_decoder_uses_it_matches_paddle(name):
     rows, x_lod, y_lod = EXPAND_CASES[name]
     x = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)

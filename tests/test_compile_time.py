@@ -424,3 +424,11 @@ def test_tier0_matches_the_compiled_plan_on_random_programs():
 
     check()
     assert len(ran) >= 5, len(ran)  # enough programs were tier 0
+
+
+def test_tier0_is_on_unless_turned_off(monkeypatch):
+    monkeypatch.delenv("FLUIDC_TIERED", raising=False)
+    assert tiered.enabled()
+    for off in ("0", "false", "OFF"):
+        monkeypatch.setenv("FLUIDC_TIERED", off)
+        assert not tiered.enabled()

@@ -10,6 +10,7 @@ import pytest
 import fluidc as fluid
 from fluidc.frontend.ops.conv import native_max_pool
 from fluidc.frontend.ops.registry import get_op_def
+from fluidc.passes.fuse import PoolKernel
 from fluidc.passes.pipeline import lower_for_batch
 
 from op_harness import assert_same, run_reference, seeded
@@ -104,8 +105,9 @@ def test_random_chains_fused_unfused_reference(seed, dtype):
 
 
 def test_bench_cnn_plan_is_fused_and_channels_last():
-    """The bench CNN's inference plan: two conv2d_fused calls in NHWC between one transpose in
-    and one out; no conv2d, no batch_norm_infer, no pointwise pass over the conv outputs."""
+    """The bench CNN's inference plan: two conv2d_fused calls in NHWC after one transpose in,
+    each pool a generated kernel, the last one storing NCHW (the transpose out folded in); no
+    conv2d, no batch_norm_infer, no pointwise pass over the conv outputs."""
     main, startup = fluid.Program(), fluid.Program()
     with fluid.unique_name.guard(), fluid.program_guard(main, startup):
         L = fluid.layers
@@ -117,8 +119,9 @@ def test_bench_cnn_plan_is_fused_and_channels_last():
     lp = lower_for_batch(test, ["x"], [logits.name], 32)
     externs = [s.op for s in lp.steps if hasattr(s, "op")]
     assert [(o.type, o.attrs.get("data_format")) for o in externs] == [
-        ("transpose2", "AnyLayout"), ("conv2d_fused", "NHWC"), ("pool2d", "NHWC"),
-        ("conv2d_fused", "NHWC"), ("pool2d", "NHWC"), ("transpose2", "AnyLayout")]
+        ("transpose2", "AnyLayout"), ("conv2d_fused", "NHWC"), ("conv2d_fused", "NHWC")]
+    pools = [[o.type for o in s.ops] for s in lp.steps if isinstance(s, PoolKernel)]
+    assert pools == [["pool2d"], ["pool2d", "transpose2"]]
     assert all(o.attrs["act"] == "relu" for o in externs if o.type == "conv2d_fused")
     x = np.random.default_rng(0).standard_normal((32, 3, 32, 32)).astype("float32")
     scope = _scope(startup, test, np.random.default_rng(1))

@@ -122,7 +122,9 @@ def test_one_library_serves_every_batch_size(prog, seed):
             assert g.dtype == w.dtype and g.shape == w.shape, (name, batch, g.shape, w.shape)
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True,
                                        err_msg=f"{name} at batch {batch} of\n{program}")
-            np.testing.assert_allclose(g, o, rtol=1e-6 if g.dtype == np.float32 else 1e-12,
+            # Products vectorize differently at a known size; exp turns their last-bit
+            # differences into relative ones (1 ulp of a logit near 10 is 1e-6 after exp).
+            np.testing.assert_allclose(g, o, rtol=1e-5 if g.dtype == np.float32 else 1e-12,
                                        atol=0, equal_nan=True,
                                        err_msg=f"{name} at batch {batch}: shared vs own library")
 

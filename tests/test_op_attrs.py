@@ -206,7 +206,7 @@ def test_attributes_other_paddle_versions_write_load_and_change_nothing():
 
 @pytest.mark.parametrize("name,op_type,attr,value", [
     ("transformer", "adam", ("amsgrad", "BOOLEAN", "b", True), "True"),
-    ("embedding", "lookup_table_v2", ("is_distributed", "BOOLEAN", "b", True), "True"),
+    ("embedding", "lookup_table_v2", ("remote_prefetch", "BOOLEAN", "b", True), "True"),
     ("cnn", "conv2d", ("fuse_activation", "STRING", "s", "relu"), "'relu'"),
     ("cnn", "batch_norm_grad", ("fuse_with_relu", "BOOLEAN", "b", True), "True")])
 def test_load_refuses_an_unsupported_attribute_value(name, op_type, attr, value):

@@ -13,6 +13,7 @@ import pytest
 import fluidc as fluid
 from fluidc.frontend.dtypes import VarType
 from fluidc.frontend.ops.registry import get_op_def
+from fluidc.frontend.ops.distributed import TRAINER_OPS
 
 from op_harness import (assert_same, assert_special_values, forward_op_types,
                         one_op_program, special_values_program,
@@ -162,6 +163,10 @@ for _src, _dst, _spec in (("float32", "float64", f(*S)), ("float64", "float32", 
     add("cast", Case({"X": _spec}, {"in_dtype": _CODES[_src], "out_dtype": _CODES[_dst]},
                      dtypes=(_src,), label=f"to_{_dst}"))
 add("sum", Case({"X": [f(*S), f(*S), f(*S)]}), Case({"X": [f(*S)]}, label="one"))
+# Outside a data-parallel run the gradient all-reduce sums over this one replica
+# (tests/test_data_parallel*.py run it over places and trainers).
+add("c_allreduce_sum", Case({"X": [f(*S)]}, label="one replica"))
+add("c_sync_comm_stream", Case({"X": [f(*S)]}))
 for _name in ("equal", "not_equal", "less_than", "less_equal", "greater_than", "greater_equal"):
     add(_name, Case({"X": I(S, -2, 2, "float32"), "Y": I(S[-2:], -2, 2, "float32")},
                     dtypes=("float32",)),  # small integers as floats: ties happen
@@ -234,6 +239,9 @@ add("auc", Case({"Predict": P((8, 2)), "Label": I((8, 1), -1, 3), "StatPos": I((
 add("dropout", *[Case({"X": f(*S)}, {"is_test": True, "dropout_prob": 0.3,
                                       "dropout_implementation": impl}, label=impl)
                  for impl in ("downgrade_in_infer", "upscale_in_train")])
+add("dropout_apply", *[Case({"X": f(*S), "Mask": I(S, 0, 2, "uint8")},
+                            {"dropout_prob": 0.3, "dropout_implementation": impl}, label=impl)
+                       for impl in ("downgrade_in_infer", "upscale_in_train")])
 _BN_OUTS = ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance")
 
 
@@ -429,6 +437,23 @@ add("clip", Case({"X": f(*S)}, {"min": -0.5, "max": 0.7}),
 for _op, _a in {"relu6": {}, "hard_sigmoid": {}, "logsigmoid": {}, "softsign": {}, "selu": {},
                 "elu": {"alpha": 0.5}, "softplus": {"beta": 2.0, "threshold": 3.0}}.items():
     add(_op, Case({"X": f(*S, lo=-8, hi=8)}, _a))
+add("mish", Case({"X": f(*S, lo=-30, hi=30)}), Case({"X": f(*S, lo=-8, hi=8)}, {"threshold": 3.0},
+                                                  label="threshold"))
+add("multiplex", Case({"X": [f(5, 3), f(5, 3), f(5, 3)], "Ids": I((5, 1), 0, 3, "int32")}))
+add("scatter", Case({"X": f(5, 3), "Ids": I((4,), 0, 5), "Updates": f(4, 3)}),
+    Case({"X": f(5, 3), "Ids": I((4,), 0, 5, "int32"), "Updates": f(4, 3)}, {"overwrite": False},
+         label="add"))
+add("addmm", Case({"Input": f(1, 5), "X": f(3, 4), "Y": f(4, 5)}, {"Alpha": 1.5, "Beta": -0.5}))
+add("pad3d", Case({"X": f(2, 3, 3, 4, 5)}, {"paddings": [1, 2, 0, 1, 2, 0], "mode": "reflect"}),
+    Case({"X": f(1, 3, 4, 2, 2)}, {"paddings": [1, 1, 2, 0, 0, 3], "value": 0.5,
+                                   "data_format": "NDHWC"}, label="constant"))
+add("kldiv_loss", Case({"X": f(3, 4), "Target": f(3, 4, lo=0.0, hi=1.0)}, {"reduction": "none"}),
+    Case({"X": f(3, 4), "Target": f(3, 4)}, {"reduction": "batchmean", "log_target": True},
+         label="log_target"))
+add("pixel_shuffle", Case({"X": f(2, 18, 3, 4)}, {"upscale_factor": 3}),
+    Case({"X": f(2, 3, 4, 8)}, {"upscale_factor": 2, "data_format": "NHWC"}, label="nhwc"))
+add("label_smooth", Case({"X": f(*S, lo=0.0, hi=1.0)}, {"epsilon": 0.1}),
+    Case({"X": f(4, 5), "PriorDist": f(1, 5, lo=0.0, hi=1.0)}, {"epsilon": 0.3}, label="prior"))
 add("pow", Case({"X": f(*S, **POS)}, {"factor": 2.5}),
     Case({"X": f(*S, **POS), "FactorTensor": Const([1.5])}, label="tensor"))
 add("log_softmax", Case({"X": f(*S, lo=-4, hi=4)}), Case({"X": f(*S)}, {"axis": 1}, label="axis1"))
@@ -484,7 +509,7 @@ add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
 
 # Random ops: only their statistics are checkable (tests below). dropout also has cases above.
 RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout",
-              "randint"}
+              "dropout_mask", "randint"}
 
 
 def case_params(skip=frozenset()):
@@ -508,6 +533,8 @@ def test_every_forward_op_has_a_case():
     # Tensor-array and LoD-rank ops (kind 'array') are never compiled: a program holding them
     # runs on the reference executor (tests/test_tensor_array.py, test_dynamic_rnn.py, ...).
     arrays = {t for t in forward_op_types() if get_op_def(t).kind == "array"}
+    # The parameter server's trainer ops talk to servers: tests/test_pserver.py runs them.
+    checks |= set(TRAINER_OPS)
     missing = forward_op_types() - set(CASES) - RANDOM_OPS - lod_ops - checks - arrays
     assert not missing, f"forward ops with no C-backend case in test_ops_c.py: {sorted(missing)}"
     stateful = {t for t in forward_op_types() if get_op_def(t).stateful}
@@ -611,6 +638,19 @@ def test_dropout_train_statistics(impl):
     assert abs((mask == 0).mean() - p) < 0.01
     scale = 1 / (1 - p) if impl == "upscale_in_train" else 1.0
     np.testing.assert_allclose(out, x * mask * np.float32(scale), rtol=1e-6)
+
+
+def test_dropout_mask_statistics():
+    """Kept with probability 1 - p, in the compiled run and the reference; a fixed seed
+    repeats (passes/dropout.py writes the op: tests/test_attention_fusion.py)."""
+    attrs = {"shape": [300, 200], "dropout_prob": 0.3, "fix_seed": True, "seed": 5}
+    (a,), (b,) = _run_random("dropout_mask", attrs, outs=("Mask",))
+    ref = get_op_def("dropout_mask").reference({}, get_op_def("dropout_mask").complete_attrs(
+        attrs))["Mask"][0]
+    for m in (a, ref):
+        assert m.dtype == np.uint8 and m.shape == (300, 200) and set(np.unique(m)) <= {0, 1}
+        assert abs((m == 0).mean() - 0.3) < 0.01
+    np.testing.assert_array_equal(a, b)
 
 
 # --- in-place state updates, as Paddle writes them (ParamOut is Param, MeanOut is Mean) -------

@@ -357,4 +357,4 @@ def test_unknown_attr_and_slot_errors():
     with pytest.raises(OpError, match="softmax"):
         get_op_def("softmax").complete_attrs({"axes": 1})
     with pytest.raises(OpError, match="dropout"):
-        nn._dropout_scales({"dropout_prob": 0.5, "dropout_implementation": "bogus"})
+        nn.dropout_scales({"dropout_prob": 0.5, "dropout_implementation": "bogus"})

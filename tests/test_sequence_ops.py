@@ -78,7 +78,7 @@ def test_sequence_expand_docs_case_2_x_without_lod():
     got, = _run([out], {"x": np.array([[1.], [2.], [3.]], "float32"),
                         "y": _lt(np.zeros((5, 1), "float32"), [[2, 0, 3]])})
     assert np.array(got).ravel().tolist() == [1, 1, 3, 3, 3]
-    assert got.lod() == [[0, 2, 2, 5]]
+    assert got.lod() == []  # Paddle's docs case 3: Out shares X's LoD, here none
 
 
 def test_sequence_concat_joins_sequence_by_sequence():

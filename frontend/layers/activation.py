@@ -1,5 +1,5 @@
 """fluid.layers activations beyond nn.py's: relu6, hard_sigmoid, logsigmoid, softsign, selu,
-elu, softplus, pow, and cumsum."""
+elu, softplus, mish, pow, and cumsum."""
 from __future__ import annotations
 
 from ..framework import Variable
@@ -44,6 +44,11 @@ def elu(x, alpha: float = 1.0, name=None) -> Variable:
 def softplus(x, beta: float = 1.0, threshold: float = 20.0, name=None) -> Variable:
     """log(1 + exp(beta * x)) / beta (x itself where beta * x > threshold)."""
     return append_unary("softplus", x, name, beta=float(beta), threshold=float(threshold))
+
+
+def mish(x, threshold: float = 20.0, name=None) -> Variable:
+    """x * tanh(softplus(x)), softplus taken as x above threshold and exp(x) below -threshold."""
+    return append_unary("mish", x, name, threshold=float(threshold))
 
 
 def pow(x, factor=1.0, name=None) -> Variable:  # noqa: A001 (Paddle's name)

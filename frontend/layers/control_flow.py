@@ -142,6 +142,23 @@ def _check_pred(pred, what: str, api: str) -> None:
                                 f"received {dtype_name(pred.dtype)}.")
 
 
+def _eager(pred) -> bool:
+    return getattr(pred.block.program, "eager", False)
+
+
+def _eager_while(cond, body, loop_vars: list, now) -> list:
+    while bool(now):
+        outs = body(*loop_vars)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        if _structure(outs) != _structure(loop_vars):
+            raise ArgumentValueError(f"body in while_loop should return the same arity (length "
+                                     f"and structure) as loop_vars: body returns "
+                                     f"{_structure(outs)}, loop_vars are "
+                                     f"{_structure(loop_vars)}")
+        loop_vars, now = outs, cond(*outs)
+    return loop_vars
+
+
 def cond(pred: Variable, true_fn=None, false_fn=None, name=None, return_names=None):
     """true_fn() if pred else false_fn(), as two conditional_blocks (the second on
     logical_not(pred)) joined by select_input on cast(pred, int32), as Paddle builds it."""
@@ -156,6 +173,9 @@ def cond(pred: Variable, true_fn=None, false_fn=None, name=None, return_names=No
         if fn is not None and not callable(fn):
             raise ArgumentTypeError(f"The {which} in cond must be callable, but received "
                                     f"{type(fn).__name__}")
+    if _eager(pred):  # dygraph: Python's if, as Paddle's cond runs there
+        fn = true_fn if bool(pred) else false_fn
+        return fn() if fn is not None else None
     true_out = _conditional_block(pred, true_fn) if true_fn is not None else None
     if false_fn is not None:
         helper = LayerHelper("logical_not")
@@ -293,6 +313,8 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name=None):
     if int(np.prod(pre_cond.shape)) != 1:
         raise ArgumentTypeError(f"the shape of the variable returned by cond should be [1],but "
                                 f"given shape as {list(pre_cond.shape)}.")
+    if _eager(pre_cond):  # dygraph: Python's while, as Paddle's while_loop runs there
+        return _eager_while(cond, body, list(loop_vars), pre_cond)
     with _SubBlock() as block:
         # body gets copies of the lists and dicts: what it changes in them is its output, the
         # loop vars keep their structure (and the vars of this block, which run() fetches)

@@ -12,7 +12,8 @@ import numpy as np
 from .. import unique_name
 from ..dtypes import VarType, convert_dtype, dtype_name
 from ..errors import FluidcError, ShapeError
-from ..framework import Parameter, Variable, default_main_program, default_startup_program
+from ..framework import (Parameter, Variable, building_program, building_startup_program,
+                         default_main_program, default_startup_program, framework_mode)
 from ..initializer import Constant, Xavier
 from ..ops import get_op_def
 from ..ops.define import computes_on_complex
@@ -105,11 +106,11 @@ class LayerHelper:
 
     @property
     def main_program(self):
-        return default_main_program()
+        return building_program()
 
     @property
     def startup_program(self):
-        return default_startup_program()
+        return building_startup_program()
 
     @property
     def block(self):
@@ -146,11 +147,26 @@ class LayerHelper:
         name = attr.name or unique_name.generate(f"{self.name}.{suffix}")
         init = attr.initializer or default_initializer or (Constant(0.0) if is_bias else Xavier())
         dtype = convert_dtype(dtype)
-        param = self.main_program.global_block().create_parameter(
+        programs = [(self.main_program, self.startup_program)]
+        if getattr(self.main_program, "eager", False) and framework_mode() is None:
+            # Not asked for dygraph: declared in the default programs too, so a layer made
+            # before a static program starts also works in it (docs: "Dygraph").
+            programs.append((default_main_program(), default_startup_program()))
+        return [self._declare(main, startup, name, shape, dtype, attr, init)
+                for main, startup in programs][0]
+
+    @staticmethod
+    def _declare(main, startup, name: str, shape, dtype, attr: ParamAttr, init) -> Parameter:
+        """The parameter in main, initialized by startup (at once when both are the eager
+        program)."""
+        param = main.global_block().create_parameter(
             name, shape, dtype, trainable=attr.trainable, regularizer=attr.regularizer,
             optimize_attr={"learning_rate": attr.learning_rate}, initializer=init)
         param.need_clip = attr.need_clip  # read by gradient clipping
-        startup_block = self.startup_program.global_block()
+        if main is startup:  # dygraph: initialized at once
+            init(param, main.global_block())
+            return param
+        startup_block = startup.global_block()
         if not startup_block.has_var(name):
             sv = startup_block.create_parameter(name, shape, dtype, trainable=attr.trainable)
             init(sv, startup_block)

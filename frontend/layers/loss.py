@@ -1,5 +1,5 @@
 """fluid.layers losses and encodings beyond nn.py's: sigmoid_cross_entropy_with_logits, cos_sim,
-one_hot and the hard-label cross entropy Paddle saves as cross_entropy2."""
+one_hot, label_smooth and the hard-label cross entropy Paddle saves as cross_entropy2."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,7 @@ import numpy as np
 from ..dtypes import VarType
 from ..errors import FluidcError
 from ..framework import Variable
-from .helper import LayerHelper, check_type, check_variable_and_dtype
+from .helper import ArgumentValueError, LayerHelper, check_type, check_variable_and_dtype
 
 
 def sigmoid_cross_entropy_with_logits(x, label, ignore_index: int = -100, name=None,
@@ -18,6 +18,25 @@ def sigmoid_cross_entropy_with_logits(x, label, ignore_index: int = -100, name=N
     helper.append_op("sigmoid_cross_entropy_with_logits", inputs={"X": [x], "Label": [label]},
                      outputs={"Out": [out]},
                      attrs={"ignore_index": ignore_index, "normalize": normalize})
+    return out
+
+
+def label_smooth(label, prior_dist=None, epsilon: float = 0.1, dtype="float32",
+                 name=None) -> Variable:
+    """(1 - epsilon) * label + epsilon / K (or epsilon * prior_dist): one-hot labels smoothed.
+    As in Paddle, label is marked stop_gradient and Out has label's dtype."""
+    if not 0.0 <= epsilon <= 1.0:
+        raise ArgumentValueError("The value of epsilon must be between 0 and 1.")
+    check_variable_and_dtype(label, "label", ("float16", "bfloat16", "float32", "float64"),
+                             "label_smooth")
+    helper = LayerHelper("label_smooth", name=name)
+    label.stop_gradient = True
+    out = helper.create_variable_for_type_inference(label.dtype)
+    inputs = {"X": [label]}
+    if prior_dist is not None:
+        inputs["PriorDist"] = [prior_dist]
+    helper.append_op("label_smooth", inputs=inputs, outputs={"Out": [out]},
+                     attrs={"epsilon": float(epsilon)})
     return out
 
 

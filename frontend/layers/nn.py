@@ -175,6 +175,14 @@ def square_error_cost(input, label):
     return out
 
 
+def mse_loss(input, label):
+    """The mean of (input - label)^2 over every element (1.x fluid.layers.mse_loss: reduce_mean
+    of square_error_cost); input and label float32 / float64."""
+    check_variable_and_dtype(input, "input", ("float32", "float64"), "mse_loss")
+    check_variable_and_dtype(label, "label", ("float32", "float64"), "mse_loss")
+    return reduce_mean(square_error_cost(input, label))
+
+
 def cross_entropy(input, label, soft_label: bool = False, ignore_index: int = -100):
     """-log(input[label]) per row (or -sum(label * log(input)) with soft labels).
 
@@ -339,9 +347,12 @@ def batch_norm(input, act=None, is_test: bool = False, momentum: float = 0.9,
     saved_mean = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     saved_var = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     out = helper.create_variable_for_type_inference(dtype)
-    helper.append_op("batch_norm",
-                     inputs={"X": [input], "Scale": [scale], "Bias": [bias], "Mean": [mean_var],
-                             "Variance": [var_var]},
+    inputs = {"X": [input], "Scale": [scale], "Bias": [bias], "Mean": [mean_var],
+              "Variance": [var_var]}
+    if isinstance(momentum, Variable):  # Paddle's MomentumTensor: a [1] float32 var
+        check_variable_and_dtype(momentum, "momentum", ("float32",), "batch_norm")
+        inputs["MomentumTensor"], momentum = [momentum], 0.9
+    helper.append_op("batch_norm", inputs=inputs,
                      outputs={"Y": [out], "MeanOut": [mean_var], "VarianceOut": [var_var],
                               "SavedMean": [saved_mean], "SavedVariance": [saved_var]},
                      attrs={"momentum": momentum, "epsilon": epsilon, "is_test": is_test,
@@ -358,7 +369,8 @@ def embedding(input, size, is_sparse: bool = False, is_distributed: bool = False
     out = helper.create_variable_for_type_inference(w.dtype)
     pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0 else size[0] + padding_idx)
     helper.append_op("lookup_table", inputs={"Ids": [input], "W": [w]}, outputs={"Out": [out]},
-                     attrs={"is_sparse": is_sparse, "padding_idx": pad})
+                     attrs={"is_sparse": is_sparse, "is_distributed": is_distributed,
+                            "padding_idx": pad})
     return out
 
 

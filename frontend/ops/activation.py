@@ -1,5 +1,5 @@
 """More activations, each one pointwise expression with its grad: hard_swish, swish, silu, clip,
-relu6, hard_sigmoid, logsigmoid, softsign, selu, softplus, elu and pow."""
+relu6, hard_sigmoid, logsigmoid, softsign, selu, softplus, mish, elu and pow."""
 from __future__ import annotations
 
 from .define import pointwise, unary
@@ -133,6 +133,43 @@ def _softplus_grad(o, x, d, a):
     return o.mul(d, o.where(o.gt(bx, _c(o, a["threshold"], x)), _c(o, 1, x), _sigmoid(o, bx)))
 
 
+def _log1p(o, y):
+    """log(1 + y), accurate for tiny y: log(u) * y / (u - 1) with u = 1 + y rounded (Goldberg);
+    y itself where u rounds to 1."""
+    u = o.add(_c(o, 1, y), y)
+    d = o.sub(u, _c(o, 1, y))
+    return o.where(o.eq(d, _c(o, 0, y)), y, o.mul(o.log(u), o.truediv(y, d)))
+
+
+def _one_minus_exp_neg(o, s):
+    """1 - exp(-s), accurate for small s >= 0: (1 - u) * s / -log(u) with u = exp(-s) rounded
+    (Kahan's expm1); s itself where u rounds to 1."""
+    u = o.exp(o.neg(s))
+    one = _c(o, 1, s)
+    return o.where(o.eq(u, one), s, o.truediv(o.mul(o.sub(one, u), s), o.neg(o.log(u))))
+
+
+def _mish_parts(o, x, a):
+    """mish's softplus as Paddle's kernel takes it (x above threshold, exp(x) below -threshold,
+    log1p(exp(x)) between) and its derivative (Paddle's -expm1(-softplus), written per branch
+    without cancellation: 1 - exp(-x), Kahan's expm1 of -exp(x), sigmoid(x))."""
+    t, e = _c(o, a["threshold"], x), o.exp(x)
+    low, high = o.lt(x, o.neg(t)), o.gt(x, t)
+    sp = o.where(high, x, o.where(low, e, _log1p(o, e)))
+    one = _c(o, 1, x)
+    dsp = o.where(high, o.sub(one, o.exp(o.neg(x))),
+                  o.where(low, _one_minus_exp_neg(o, e), o.truediv(e, o.add(one, e))))
+    return sp, dsp
+
+
+def _mish_grad(o, x, d, a):
+    sp, dsp = _mish_parts(o, x, a)
+    tsp = o.tanh(sp)
+    return o.mul(d, o.add(o.mul(x, o.mul(o.sub(_c(o, 1, x), o.mul(tsp, tsp)), dsp)), tsp))
+
+
+unary("mish", lambda o, x, a: o.mul(x, o.tanh(_mish_parts(o, x, a)[0])), _mish_grad,
+      attrs={"threshold": 20.0})
 unary("relu6", _relu6, _relu6_grad, uses="Out", attrs={"threshold": 6.0})
 unary("hard_sigmoid", _hard_sigmoid, _hard_sigmoid_grad, uses="Out",
       attrs={"slope": 0.2, "offset": 0.5})

@@ -358,16 +358,22 @@ def _windows(a, hw, k, s, pads, out):
                  for i in range(2))
 
 
-def pool_divisors(a, hw, k, s, pads, out) -> np.ndarray:
-    """The [oh, ow] divisors of an average pool, as Paddle's kernel takes them: the cells of the
-    window inside the input (exclusive, adaptive, global), else inside the input and its
+def window_spans(a, hw, k, s, pads, out):
+    """Per output row and column: (start, end, count), the clipped [start, end) of its window
+    and the factor of an average pool's divisor along that dim, as Paddle's kernel takes it:
+    the cells inside the input (exclusive, adaptive, global), else inside the input and its
     padding, so a ceil_mode window hanging past the padded edge counts only its part inside
     (as torch's count_include_pad)."""
     exclusive = a["exclusive"] or a["adaptive"] or a["global_pooling"]
-    rows, cols = (_spans(a, hw[i], out[i], k[i], s[i], pads[2 * i]) for i in range(2))
-    n = [[r1 - r0 if exclusive else rn for r0, r1, rn in rows],
-         [c1 - c0 if exclusive else cn for c0, c1, cn in cols]]
-    return np.outer(n[0], n[1])
+    return tuple([(w0, w1, w1 - w0 if exclusive else n)
+                  for w0, w1, n in _spans(a, hw[i], out[i], k[i], s[i], pads[2 * i])]
+                 for i in range(2))
+
+
+def pool_divisors(a, hw, k, s, pads, out) -> np.ndarray:
+    """The [oh, ow] divisors of an average pool (window_spans' counts multiplied)."""
+    rows, cols = window_spans(a, hw, k, s, pads, out)
+    return np.outer([n for _, _, n in rows], [n for _, _, n in cols])
 
 
 def grad_scales(div: np.ndarray, dtype) -> np.ndarray:
@@ -375,6 +381,18 @@ def grad_scales(div: np.ndarray, dtype) -> np.ndarray:
     float32, so float64 grads carry float32's rounding of it."""
     with np.errstate(divide="ignore"):
         return (np.float32(1) / div.astype(np.float32)).astype(dtype)
+
+
+# Paddle's max pools start each window at -FLT_MAX (MaxPool::initial, in any float dtype): a
+# window with nothing above it (empty: wholly past the edge under ceil_mode, or in the padding;
+# or all -inf) gives -FLT_MAX, never -inf. NaN stays NaN (docs/numerics.md).
+MAX_POOL_FLOOR = -float(np.finfo(np.float32).max)
+
+
+def _floor_max_pool(y) -> None:
+    """Raise a torch max pool's output to Paddle's -FLT_MAX floor, in place."""
+    if y.is_floating_point():
+        y.clamp_(min=MAX_POOL_FLOOR)
 
 
 def _pool_np(x, a, dout=None):
@@ -394,8 +412,7 @@ def _pool_np(x, a, dout=None):
             if is_max:
                 flat = win.reshape(win.shape[:2] + (-1,))
                 if d is None:
-                    # an empty window (ceil_mode, wholly in the padding) is -inf
-                    res[:, :, i, j] = flat.max(-1, initial=-np.inf)
+                    res[:, :, i, j] = flat.max(-1, initial=MAX_POOL_FLOOR)
                     continue
                 if flat.shape[-1] == 0:
                     continue
@@ -516,9 +533,11 @@ def _pool_run(ins, outs, a, rng):
         t, b, l, r = explicit
         if is_max:
             _max_pool_into(y, F.pad(x, (l, r, t, b), value=-math.inf), k, s, [0, 0], False)
-            return
-        total = F.avg_pool2d(F.pad(x, (l, r, t, b)), k, s, divisor_override=1)
-        torch.div(total, _pool_divisors(ins["X"][0], a, "pool2d"), out=y)
+        else:
+            total = F.avg_pool2d(F.pad(x, (l, r, t, b)), k, s, divisor_override=1)
+            torch.div(total, _pool_divisors(ins["X"][0], a, "pool2d"), out=y)
+    if is_max:
+        _floor_max_pool(y)
 
 
 def _pool_grad(op: OpDesc) -> list[OpDesc]:
@@ -627,6 +646,7 @@ def _argmax_ref(ins, a):
 def _argmax_run(ins, outs, a, rng):
     fmt, _, _, k, s, pad, ceil, _ = _pool_call(ins["X"][0], a, "pool2d_argmax")
     y, idx = _max_pool(_nchw(ins["X"][0], fmt), k, s, pad, ceil)
+    _floor_max_pool(y)
     _nchw(outs["Out"][0], fmt).copy_(y)
     _nchw(outs["Indices"][0], fmt).copy_(idx)
 

@@ -12,9 +12,10 @@ from .registry import IndexBound, OpDef, OpDesc, VarInfo, grad_name, register, s
 
 
 def _extern(type, inputs, outputs, attrs, infer, run, reference, grad=None, stateful=False,
-            indices=None):
+            indices=None, lod_from=None):
     register(OpDef(type, slots(*inputs), slots(*outputs), attrs, infer, "extern",
-                   reference=reference, grad=grad, run=run, stateful=stateful, indices=indices))
+                   reference=reference, grad=grad, run=run, stateful=stateful, indices=indices,
+                   lod_from=lod_from))
 
 
 def _class_labels(values_slot: str):
@@ -418,7 +419,7 @@ DROPOUT_ATTRS = {"dropout_prob": 0.5, "is_test": False, "fix_seed": False, "seed
                  "dropout_implementation": "downgrade_in_infer"}
 
 
-def _dropout_scales(a) -> tuple[float, float]:
+def dropout_scales(a) -> tuple[float, float]:
     """(train-time scale of kept elements, test-time scale of every element), computed in
     float32 as Paddle's kernels compute them from the float32 attribute."""
     p = np.float32(a["dropout_prob"])
@@ -441,28 +442,40 @@ def _dropout_infer(ins, a):
 
 def _dropout_ref(ins, a):
     x = np.asarray(ins["X"][0])
-    train_scale, test_scale = _dropout_scales(a)
+    train_scale, test_scale = dropout_scales(a)
     if a["is_test"]:
         return {"Out": [(x * test_scale).astype(x.dtype)], "Mask": [np.ones(x.shape, np.uint8)]}
-    rng = np.random.default_rng(a["seed"] if a["fix_seed"] else None)
-    mask = (rng.random(x.shape) >= a["dropout_prob"]).astype(np.uint8)
+    mask = _dropout_mask_np(x.shape, a)
     return {"Out": [(x * mask * train_scale).astype(x.dtype)], "Mask": [mask]}
+
+
+def _dropout_mask_np(shape, a) -> np.ndarray:
+    """The reference's uint8 mask (numpy's stream: the reference never matches the library's
+    draws, only their distribution)."""
+    rng = np.random.default_rng(a["seed"] if a["fix_seed"] else None)
+    return (rng.random(tuple(shape)) >= a["dropout_prob"]).astype(np.uint8)
+
+
+def _dropout_keep(shape, a, rng, device) -> torch.Tensor:
+    """The bool mask of kept elements of one training run: uniform draws of the op's stream
+    (or of a stream seeded by `seed` when fix_seed) at least dropout_prob."""
+    if a["fix_seed"]:
+        rng = torch.Generator(device=device).manual_seed(int(a["seed"]))
+    # Drawn on the generator's device (the runtime's may differ from X's), then moved.
+    u = torch.rand(tuple(shape), generator=rng, device=rng.device if rng is not None else device)
+    return u.to(device) >= a["dropout_prob"]
 
 
 def _dropout_run(ins, outs, a, rng):
     x, out = ins["X"][0], outs["Out"][0]
-    train_scale, test_scale = _dropout_scales(a)
+    train_scale, test_scale = dropout_scales(a)
     mask = outs.get("Mask", [None])[0]
     if a["is_test"]:
         torch.mul(x, test_scale, out=out)
         if mask is not None:
             mask.fill_(1)
         return
-    if a["fix_seed"]:
-        rng = torch.Generator(device=x.device).manual_seed(int(a["seed"]))
-    # Drawn on the generator's device (the runtime's may differ from X's), then moved.
-    u = torch.rand(x.shape, generator=rng, device=rng.device if rng is not None else x.device)
-    keep = u.to(x.device) >= a["dropout_prob"]
+    keep = _dropout_keep(x.shape, a, rng, x.device)
     torch.mul(x, keep.to(x.dtype) * train_scale, out=out)
     if mask is not None:
         mask.copy_(keep)
@@ -475,19 +488,42 @@ def _dropout_grad(op: OpDesc) -> list[OpDesc]:
                    {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
 
 
+def _dropout_masked(o, x, mask, a):
+    """A training dropout's x * (mask * train_scale), as _dropout_run computes it."""
+    keep = o.cast(mask, x.dtype)
+    return o.mul(x, o.mul(keep, o.constant(dropout_scales(a)[0], x.dtype)))
+
+
 def _dropout_grad_expr(o, i, a):
     d = i["Out@GRAD"]
-    train_scale, test_scale = _dropout_scales(a)
     if a["is_test"]:
-        return {"X@GRAD": o.mul(d, o.constant(test_scale, d.dtype))}
-    keep = o.cast(i["Mask"], d.dtype)
-    return {"X@GRAD": o.mul(d, o.mul(keep, o.constant(train_scale, d.dtype)))}
+        return {"X@GRAD": o.mul(d, o.constant(dropout_scales(a)[1], d.dtype))}
+    return {"X@GRAD": _dropout_masked(o, d, i["Mask"], a)}
 
 
 _extern("dropout", ["X", "Seed?"], ["Out", "Mask?"], DROPOUT_ATTRS, _dropout_infer, _dropout_run,
         _dropout_ref, _dropout_grad, stateful=True)
 # Out@GRAD is listed first so the grad takes its dtype, not the mask's.
 pointwise("dropout_grad", ["Out@GRAD", "Mask"], ["X@GRAD"], _dropout_grad_expr, DROPOUT_ATTRS)
+
+# A training dropout as passes/dropout.py splits it, so that applying the mask is pointwise work
+# that fuses with what makes X (attention's softmax): dropout_mask draws Mask (of the attribute
+# `shape`; it reads no input, so it can run before X is made) and dropout_apply computes
+# Out = X * (Mask * train_scale). Never in a Program.
+DROPOUT_MASK_ATTRS = {**DROPOUT_ATTRS, "shape": []}
+
+
+def _dropout_mask_run(ins, outs, a, rng):
+    mask = outs["Mask"][0]
+    mask.copy_(_dropout_keep(mask.shape, a, rng, mask.device))
+
+
+_extern("dropout_mask", [], ["Mask"], DROPOUT_MASK_ATTRS,
+        lambda ins, a: {"Mask": [VarInfo(tuple(a["shape"]), VarType.UINT8)]},
+        _dropout_mask_run, lambda ins, a: {"Mask": [_dropout_mask_np(a["shape"], a)]},
+        stateful=True)
+pointwise("dropout_apply", ["X", "Mask"], ["Out"],
+          lambda o, i, a: {"Out": _dropout_masked(o, i["X"], i["Mask"], a)}, DROPOUT_ATTRS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -590,7 +626,7 @@ def _register_lookup(op: str) -> None:
             dw[pad] = 0
 
     _extern(op, ["W", "Ids"], ["Out"], LOOKUP_ATTRS, infer, run, reference, grad,
-            indices=_lookup_indices)
+            indices=_lookup_indices, lod_from="Ids")
     # Paddle gives a SelectedRows W@GRAD when is_sparse; fluidc's is always dense.
     _extern(op + "_grad", ["W", "Ids", "Out@GRAD"], ["W@GRAD?"], LOOKUP_ATTRS,
             same_as("W", "W@GRAD"), grad_run, grad_ref, indices=_lookup_indices)

@@ -111,11 +111,18 @@ def _ln_frame(op: OpDesc, infos: dict[str, VarInfo], new_var):
     return shape, a, (ax, left, right), axes, kept, _Emit(new_var, xi.dtype)
 
 
+def _ln_param(e: _Emit, infos: dict[str, VarInfo], name: str, shape) -> str:
+    """Scale or Bias over the normalized dims: itself when its shape is theirs already (one
+    normalized axis), which broadcasts as it is. A reshape2 of a parameter the optimizer then
+    writes is no view but a copy, a library call between the layer_norm's kernels."""
+    return name if tuple(infos[name].shape) == tuple(shape) else e.reshape(name, shape)
+
+
 def _ln_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     shape, a, (ax, left, right), axes, kept, e = _ln_frame(op, infos, new_var)
-    # Scale and Bias reshaped first, so the normalize-scale-shift chain stays one kernel.
-    scale, bias = (e.reshape(op.input(s)[0], shape[ax:]) if present(op.input(s)) else None
-                   for s in ("Scale", "Bias"))
+    # Scale and Bias shaped first, so the normalize-scale-shift chain stays one kernel.
+    scale, bias = (_ln_param(e, infos, op.input(s)[0], shape[ax:]) if present(op.input(s))
+                   else None for s in ("Scale", "Bias"))
     x = op.input("X")[0]
     mean = e.row_mean(x, axes, kept, right)
     xc = e("elementwise_sub", {"X": x, "Y": mean}, shape)
@@ -170,7 +177,8 @@ def _ln_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     # dX = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dY * Scale, over the normalized axes
     shape, a, (ax, left, right), axes, kept, e = _ln_frame(op, infos, new_var)
     x, dy = op.input("X")[0], op.input("Y@GRAD")[0]
-    scale = e.reshape(op.input("Scale")[0], shape[ax:]) if present(op.input("Scale")) else None
+    scale = _ln_param(e, infos, op.input("Scale")[0], shape[ax:]) \
+        if present(op.input("Scale")) else None
     mean = e.reshape(op.input("Mean")[0], kept)
     var = e.reshape(op.input("Variance")[0], kept)
     rstd = e("rsqrt", {"X": e("scale", {"X": var}, kept, {"bias": float(a["epsilon"])})},
@@ -259,13 +267,20 @@ def _bn_view(x_ndim: int, axis: int) -> tuple[int, ...]:
     return tuple(-1 if i == axis else 1 for i in range(x_ndim))
 
 
+def _momentum(ins, a) -> float:
+    """The running statistics' momentum: MomentumTensor's value where the op has one (Paddle
+    reads it before the attribute), else the attribute."""
+    t = ins.get("MomentumTensor") or [None]
+    return a["momentum"] if t[0] is None else float(np.asarray(t[0]).reshape(-1)[0])
+
+
 def _bn_ref(ins, a):
     x = np.asarray(ins["X"][0])
     scale, bias, mean, var = (np.asarray(ins[s][0]) for s in ("Scale", "Bias", "Mean", "Variance"))
     axis = _channel_axis(a, x.ndim)
     red = tuple(i for i in range(x.ndim) if i != axis)
     view = _bn_view(x.ndim, axis)
-    m = a["momentum"]
+    m = _momentum(ins, a)
     if _passes_through(a, x.shape):
         st, zero = mean.dtype, np.zeros_like(mean)
         return {"Y": [x.copy()], "MeanOut": [mean.copy()], "VarianceOut": [var.copy()],
@@ -294,7 +309,7 @@ def _bn_run(ins, outs, a, rng):
     axis = _channel_axis(a, x.dim())
     red = [i for i in range(x.dim()) if i != axis]
     view = _bn_view(x.dim(), axis)
-    m = a["momentum"]
+    m = _momentum(ins, a)
     if _passes_through(a, tuple(x.shape)):
         outs["Y"][0].copy_(x)
         outs["MeanOut"][0].copy_(mean)
@@ -450,15 +465,24 @@ def _bn_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     for v, slot in ((bmean, "SavedMean"), (rstd, "SavedVariance")):
         if out[slot] is not None:
             e.reshape(v, vec, out[slot])
-    # Kernel 2 ([C]): running statistics, Stat * momentum + batch value * (1 - momentum).
-    m = float(a["momentum"])
+    # Kernel 2 ([C]): running statistics, Stat * momentum + batch value * (1 - momentum), the
+    # momentum MomentumTensor's [1] value (cast to X's dtype) where the op has one.
+    m, keep = float(a["momentum"]), None
+    if present(op.input("MomentumTensor")):
+        keep = e("cast", {"X": op.input("MomentumTensor")[0]}, (1,),
+                 {"out_dtype": int(convert_dtype(e.dtype))})
     for run, batch, slot in ((mean, bmean, "MeanOut"), (var, bvar, "VarianceOut")):
         if out[slot] is not None:
             batch = out["SavedMean"] if slot == "MeanOut" and out["SavedMean"] else \
                 e.reshape(batch, vec)
-            e("elementwise_add", {"X": e("scale", {"X": run}, vec, {"scale": m}),
-                                  "Y": e("scale", {"X": batch}, vec, {"scale": 1.0 - m})}, vec,
-              out=out[slot])
+            if keep is None:
+                old_part = e("scale", {"X": run}, vec, {"scale": m})
+                new_part = e("scale", {"X": batch}, vec, {"scale": 1.0 - m})
+            else:
+                old_part = e("elementwise_mul", {"X": run, "Y": keep}, vec)
+                new_part = e("elementwise_mul", {"X": batch, "Y": e(
+                    "scale", {"X": keep}, (1,), {"scale": -1.0, "bias": 1.0})}, vec)
+            e("elementwise_add", {"X": old_part, "Y": new_part}, vec, out=out[slot])
     # Kernel 3: Y = (X - mean) * (Scale / std) + Bias, recomputing X - mean rather than storing
     # it in kernel 1.
     if out["Y"] is not None:

@@ -52,12 +52,12 @@ _CONV = Decisions(
                  "fuse_residual_connection": False, "fuse_relu_before_depthwise_conv": False,
                  "use_addto": False})
 # lookup_table: sparse gradients (fluidc's W@GRAD is dense: the same update for sgd, momentum
-# and adam) and the parameter server's settings, whose switches (is_distributed,
-# remote_prefetch) are refused.
+# and adam) and the parameter server's settings: is_distributed computes the same in one
+# process (DistributeTranspiler keeps such a table on the servers), remote_prefetch is refused.
 _LOOKUP_INERT = {"is_sparse": False, "slot": 0, "grad_inplace": False, "trainer_id": 0,
                  "height_sections": [], "epmap": [], "table_names": [], "entry": "none",
-                 "entry_config": "", "table_class": "none"}
-_LOOKUP_UNSUPPORTED = {"is_distributed": False, "remote_prefetch": False}
+                 "entry_config": "", "table_class": "none", "is_distributed": False}
+_LOOKUP_UNSUPPORTED = {"remote_prefetch": False}
 _LOOKUP_WRITTEN = (*(n for n in _LOOKUP_INERT if n != "slot"), "is_test", *_LOOKUP_UNSUPPORTED)
 # Adam: fluidc's gradients are dense, where lazy_mode changes nothing; amsgrad keeps a moment
 # maximum fluidc does not.

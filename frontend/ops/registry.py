@@ -134,6 +134,9 @@ class OpDef:
     # None]}, LoDs as tuples of offset levels; the pipeline lowers such ops with their inputs'
     # LoD per slot in attrs[LOD_ATTR].
     lod: Callable | None = None
+    # Any other op's outputs share the LoD of the first var of this input slot (Paddle's
+    # InferShape ShareLoD(slot, output)); None: the first declared input slot.
+    lod_from: str | None = None
     # Ops that read indices: indices(in_shapes, attrs) -> {input slot: IndexBound}, given each
     # input slot's shapes; every run checks the values (passes/index_checks.py).
     indices: Callable | None = None
@@ -145,6 +148,11 @@ class OpDef:
     # Output slots whose var the op updates in place (write_to_array's Out): it reads the var's
     # value before it too, so dataflow graphs link the two versions.
     updates: tuple[str, ...] = ()
+
+    def lod_input(self, op: "OpDesc") -> str | None:
+        """The input var whose LoD op's outputs share (ops without a `lod` rule), if op has it."""
+        slot = self.lod_from or (self.inputs[0].name if self.inputs else None)
+        return next(iter(op.inputs.get(slot) or ()), None)
 
     def slot(self, name: str, output: bool = False) -> Slot:
         """The named slot, or an OpError naming the op."""

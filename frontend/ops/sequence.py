@@ -346,13 +346,13 @@ def _expand_infer(ins, a):
 
 
 def _expand_lod(lods, a, ins):
+    """Out shares X's LoD (Paddle's ShareLoD): none for an X without one, else the expanded
+    sequences' offsets."""
     ref = _ref_offsets("sequence_expand", lods["Y"][0], a["ref_level"]) if lods.get("Y") and \
         lods["Y"][0] else None
-    if ref is None:
-        return {"Out": [None]}
     x = (lods.get("X") or [None])[0]
-    if x is None:
-        return {"Out": [(tuple(ref),)]}
+    if ref is None or x is None:
+        return {"Out": [None]}
     return {"Out": [_expand_plan(tuple(x[-1]), tuple(ref), x[-1][-1])[1]]}
 
 

@@ -502,13 +502,17 @@ def _strided_infer(ins, a):
                             x.lod_level)]}
 
 
+def _strided_positions(op: str, shape, a):
+    """np.ix_ of the positions taken along every axis (empty ranges included)."""
+    ranges = _strided_ranges(op, shape, a)
+    return np.ix_(*[np.asarray(ranges[i], np.int64) if i in ranges else np.arange(n)
+                    for i, n in enumerate(shape)])
+
+
 def _strided_ref(ins, a):
     x = np.asarray(ins["Input"][0])
-    ranges = _strided_ranges("strided_slice", x.shape, a)
-    index = tuple(slice(ranges[i].start, ranges[i].stop if ranges[i].stop >= 0 else None,
-                        ranges[i].step) if i in ranges else slice(None) for i in range(x.ndim))
     out = _strided_shape("strided_slice", x.shape, a)[1]
-    return {"Out": [x[index].reshape(out).copy()]}
+    return {"Out": [x[_strided_positions("strided_slice", x.shape, a)].reshape(out)]}
 
 
 def _strided_run(ins, outs, a, rng):
@@ -522,10 +526,8 @@ def _strided_grad_ref(ins, a):
     x = np.asarray(ins["Input"][0])
     d = np.asarray(ins["Out@GRAD"][0])
     dx = np.zeros(x.shape, d.dtype)
-    ranges = _strided_ranges("strided_slice_grad", x.shape, a)
-    positions = np.ix_(*[np.asarray(ranges[i], np.int64) if i in ranges else np.arange(n)
-                         for i, n in enumerate(x.shape)])
-    dx[positions] = d.reshape(_strided_shape("strided_slice_grad", x.shape, a)[0])
+    dx[_strided_positions("strided_slice_grad", x.shape, a)] = d.reshape(
+        _strided_shape("strided_slice_grad", x.shape, a)[0])
     return {"Input@GRAD": [dx]}
 
 

@@ -18,8 +18,8 @@ test_instance_norm, test_spectral_norm, test_conv3d_transpose, test_while_loop, 
 test_shard_index, test_accuracy; TestLayerTrainingAttribute's static case.
 Dropped: the dygraph halves (paddle.nn.Layer weights' set_value / reassignment, custom layers
 with kwargs, sublayer counts, float16 / bfloat16 casts), test_SyncBatchNorm (CUDA only), the PIR
-re-runs (paddle.pir_utils.IrGuard), TestBook (every make_* compares a static run
-with a dygraph one; not ported yet), `data.desc.set_need_check_feed` (a ProgramDesc internal:
+re-runs (paddle.pir_utils.IrGuard), TestBook (ported as test_layers_book.py /
+test_layers_book_pir.py), `data.desc.set_need_check_feed` (a ProgramDesc internal:
 the fed shapes are written out instead).
 """
 import contextlib

@@ -2,6 +2,8 @@
 ops Paddle 3.x's static mode saves for them."""
 from __future__ import annotations
 
+import numpy as np
+
 from ...dtypes import VarType, convert_dtype
 from ...errors import FluidcError
 from ...framework import Variable, default_main_program
@@ -56,6 +58,11 @@ def elu(x, alpha: float = 1.0, name=None):
 def softplus(x, beta: float = 1.0, threshold: float = 20.0, name=None):
     """log(1 + exp(beta * x)) / beta, x itself where beta * x > threshold."""
     return _act.softplus(x, beta, threshold, name)
+
+
+def mish(x, name=None):
+    """x * tanh(softplus(x)) (Paddle's mish op, threshold 20)."""
+    return _act.mish(x, name=name)
 
 
 def log_sigmoid(x, name=None):
@@ -144,6 +151,79 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     pad = -1 if padding_idx is None else padding_idx % vocab
     return _op("lookup_table_v2", {"Ids": [x], "W": [weight]},
                {"padding_idx": pad, "is_sparse": bool(sparse)}, dtype=weight.dtype, name=name)
+
+
+_PAD_FORMATS = {4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    """Pad the spatial dims of a 4-D / 5-D x by `pad` ([left, right, top, bottom(, front,
+    back)]) in mode constant / reflect / replicate / circular: Paddle's pad3d op (a 4-D x
+    unsqueezed to 5-D around it, as Paddle appends it)."""
+    ndim = len(x.shape)
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ArgumentValueError(f"mode should be one of constant, reflect, replicate, "
+                                 f"circular, but got {mode}.")
+    if ndim not in _PAD_FORMATS:
+        raise ArgumentValueError(f"pad: fluidc pads 4-D and 5-D inputs, got '{x.name}' of shape "
+                                 f"{list(x.shape)}")
+    if data_format not in _PAD_FORMATS[ndim]:
+        raise ArgumentValueError(f"pad: data_format of a {ndim}-D input must be one of "
+                                 f"{list(_PAD_FORMATS[ndim])}, got {data_format!r}")
+    pads = [int(p) for p in pad] if isinstance(pad, (list, tuple)) else None
+    if pads is None or len(pads) != 2 * (ndim - 2):
+        raise ArgumentValueError(f"pad: fluidc takes pad as a list of {2 * (ndim - 2)} ints "
+                                 f"(the spatial dims of a {ndim}-D input), got {pad!r}")
+    check_variable_and_dtype(x, "x", ("float16", "bfloat16", "float32", "float64", "int32",
+                                      "int64"), "pad")
+    channels_last = data_format in ("NHWC", "NDHWC")
+    if ndim == 4:
+        x = _conv.unsqueeze(x, [1 if channels_last else 2])
+        pads += [0, 0]
+    helper = LayerHelper("pad3d", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("pad3d", inputs={"X": [x]}, outputs={"Out": [out]},
+                     attrs={"paddings": pads, "mode": mode, "value": float(np.float32(value)),
+                            "data_format": "NDHWC" if channels_last else "NCDHW"})
+    return _conv.squeeze(out, [1 if channels_last else 2]) if ndim == 4 else out
+
+
+def kl_div(input, label, reduction="mean", log_target=False, name=None):
+    """Kullback-Leibler divergence of log-probabilities `input` from `label` (Paddle's
+    kldiv_loss op): label * (log(label) - input), reduced by none / batchmean / mean / sum."""
+    if reduction not in ("none", "batchmean", "mean", "sum"):
+        raise ArgumentValueError(f"The value of 'reduction' in kl_div should be 'none', "
+                                 f"'batchmean', 'mean' or 'sum', but received {reduction}.")
+    check_variable_and_dtype(input, "input", ("float32", "float64"), "kl_div")
+    check_variable_and_dtype(label, "label", ("float32", "float64"), "kl_div")
+    helper = LayerHelper("kldiv_loss", name=name)
+    loss = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op("kldiv_loss", inputs={"X": [input], "Target": [label]},
+                     outputs={"Loss": [loss]},
+                     attrs={"reduction": reduction, "log_target": bool(log_target)})
+    return loss
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """[N, C * r^2, H, W] -> [N, C, H * r, W * r] (Paddle's pixel_shuffle op)."""
+    if data_format not in ("NCHW", "NHWC"):
+        raise ArgumentValueError(f"Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
+                                 f"Attr(data_format): {data_format}.")
+    check_variable_and_dtype(x, "x", ("float16", "bfloat16", "float32", "float64"),
+                             "pixel_shuffle")
+    if not isinstance(upscale_factor, int):
+        raise ArgumentTypeError(f"pixel_shuffle: upscale_factor must be an int, got "
+                                f"{type(upscale_factor).__name__}")
+    helper = LayerHelper("pixel_shuffle", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("pixel_shuffle", inputs={"X": [x]}, outputs={"Out": [out]},
+                     attrs={"upscale_factor": upscale_factor, "data_format": data_format})
+    return out
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """(1 - epsilon) * label + epsilon / K, or + epsilon * prior_dist ([1, K])."""
+    return _loss.label_smooth(label, prior_dist, epsilon, name=name)
 
 
 def one_hot(x, num_classes, name=None):

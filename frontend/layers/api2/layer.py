@@ -29,6 +29,8 @@ class Layer:
     def __init__(self, name_scope: str | None = None, dtype="float32") -> None:
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_sub_layers", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistable", set())
         self.training = True
         self._dtype = dtype
         self._full_name = unique_name.generate(name_scope or _snake(type(self).__name__))
@@ -89,6 +91,116 @@ class Layer:
             out += [layer] + layer.sublayers()
         return out
 
+    def named_sublayers(self, prefix: str = "", include_self: bool = False):
+        """(structured name, layer) of every nested sub-layer, each once, depth first."""
+        seen = set()
+        stack = [(prefix, self)]
+        while stack:
+            name, layer = stack.pop(0)
+            if id(layer) in seen:
+                continue
+            seen.add(id(layer))
+            if layer is not self or include_self:
+                yield name, layer
+            subs = [(f"{name}.{k}" if name else k, v) for k, v in layer._sub_layers.items()
+                    if v is not None]
+            stack = subs + stack
+
+    def children(self):
+        return iter(v for v in self._sub_layers.values() if v is not None)
+
+    def named_children(self):
+        return iter((k, v) for k, v in self._sub_layers.items() if v is not None)
+
+    def add_sublayer(self, name: str, sublayer):
+        """Registers sublayer under name (setattr) and returns it."""
+        if not isinstance(sublayer, Layer) and sublayer is not None:
+            raise TypeError(f"The sublayer to be added should be a Layer, but received "
+                            f"{type(sublayer).__name__}")
+        self._sub_layers[name] = sublayer
+        object.__setattr__(self, name, sublayer)
+        return sublayer
+
+    def named_parameters(self, prefix: str = "", include_sublayers: bool = True):
+        """(structured name, parameter) pairs: 'weight', '0.bias', ... each parameter once."""
+        seen = set()
+        layers = self.named_sublayers(prefix, include_self=True) if include_sublayers \
+            else [(prefix, self)]
+        for lname, layer in layers:
+            for k, p in layer._parameters.items():
+                if p is not None and id(p) not in seen:
+                    seen.add(id(p))
+                    yield (f"{lname}.{k}" if lname else k), p
+
+    def register_buffer(self, name: str, tensor, persistable: bool = True) -> None:
+        """A non-parameter state tensor (in state_dict when persistable)."""
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"The name of buffer can not be empty or contain \".\", but "
+                           f"received {name!r}")
+        if tensor is not None and not isinstance(tensor, Variable):
+            raise TypeError(f"The registered buffer should be a Paddle.Tensor, but received "
+                            f"{type(tensor).__name__}.")
+        self._buffers[name] = tensor
+        if persistable:
+            self._non_persistable.discard(name)
+        else:
+            self._non_persistable.add(name)
+        object.__setattr__(self, name, tensor)
+
+    def named_buffers(self, prefix: str = "", include_sublayers: bool = True):
+        layers = self.named_sublayers(prefix, include_self=True) if include_sublayers \
+            else [(prefix, self)]
+        for lname, layer in layers:
+            for k, b in layer._buffers.items():
+                if b is not None:
+                    yield (f"{lname}.{k}" if lname else k), b
+
+    def buffers(self, include_sublayers: bool = True) -> list:
+        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
+
+    def state_dict(self, destination=None, include_sublayers: bool = True,
+                   structured_name_prefix: str = "", use_hook: bool = True):
+        """Structured name -> parameter or persistable buffer, as Paddle's Layer.state_dict."""
+        out = OrderedDict() if destination is None else destination
+        layers = self.named_sublayers(include_self=True) if include_sublayers \
+            else [("", self)]
+        for lname, layer in layers:
+            items = [(k, p) for k, p in layer._parameters.items() if p is not None]
+            items += [(k, b) for k, b in layer._buffers.items()
+                      if b is not None and k not in layer._non_persistable]
+            for k, v in items:
+                out[structured_name_prefix + (f"{lname}.{k}" if lname else k)] = v
+        return out
+
+    to_static_state_dict = state_dict
+
+    def set_state_dict(self, state_dict, use_structured_name: bool = True):
+        """Load values by structured name (or by parameter name); returns (missing keys,
+        unexpected keys), warning about both as Paddle does."""
+        import warnings
+        own = self.state_dict()
+        if not use_structured_name:
+            own = OrderedDict((v.name, v) for v in own.values())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        for k in missing:
+            warnings.warn(f"{k} is not found in the provided dict.")
+        for k in unexpected:
+            warnings.warn(f"{k} is unexpected in the provided dict.")
+        for k, var in own.items():
+            if k in state_dict:
+                value = state_dict[k]
+                array = value.numpy() if hasattr(value, "numpy") else value
+                var.set_value(array)
+        return missing, unexpected
+
+    set_dict = load_dict = set_state_dict
+
+    def clear_gradients(self, set_to_zero: bool = True) -> None:
+        for p in self.parameters():
+            if getattr(p, "trainable", True) and hasattr(p, "clear_grad"):
+                p.clear_grad(set_to_zero)
+
     def train(self) -> None:
         """Training mode (dropout drops, batch_norm uses batch statistics)."""
         for layer in [self] + self.sublayers():
@@ -126,6 +238,71 @@ class Sequential(Layer):
         for layer in self._sub_layers.values():
             x = layer(x)
         return x
+
+
+class LayerList(Layer):
+    """A list of sub-layers registered under '0', '1', ... (parameters found through it)."""
+
+    def __init__(self, sublayers=None) -> None:
+        super().__init__()
+        for i, layer in enumerate(sublayers or ()):
+            self.add_sublayer(str(i), layer)
+
+    def _items(self) -> list:
+        return list(self._sub_layers.values())
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return LayerList(self._items()[i])
+        return self._items()[i]
+
+    def __setitem__(self, i, layer) -> None:
+        key = list(self._sub_layers)[i]
+        self.add_sublayer(key, layer)
+
+    def __len__(self) -> int:
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def append(self, sublayer):
+        self.add_sublayer(str(len(self)), sublayer)
+        return self
+
+    def extend(self, sublayers):
+        for layer in sublayers:
+            self.append(layer)
+        return self
+
+    def insert(self, index: int, sublayer) -> None:
+        items = self._items()
+        items.insert(index, sublayer)
+        self._sub_layers.clear()
+        for i, layer in enumerate(items):
+            self.add_sublayer(str(i), layer)
+
+
+class ParameterList(Layer):
+    """A list of parameters registered under '0', '1', ..."""
+
+    def __init__(self, parameters=None) -> None:
+        super().__init__()
+        for p in parameters or ():
+            self.append(p)
+
+    def __getitem__(self, i):
+        return list(self._parameters.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def append(self, parameter):
+        self.add_parameter(str(len(self)), parameter)
+        return self
 
 
 def _activation(name: str, fn, doc: str, **defaults):
@@ -472,6 +649,19 @@ class Flatten(Layer):
         return _flatten(x, *self._axes)
 
 
+class Pad2D(Layer):
+    """F.pad of a 4-D input by [left, right, top, bottom] (or one int for all four)."""
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW",
+                 name=None) -> None:
+        super().__init__()
+        self._pad = [padding] * 4 if isinstance(padding, int) else list(padding)
+        self._args = dict(mode=mode, value=value, data_format=data_format, name=name)
+
+    def forward(self, x):
+        return F.pad(x, self._pad, **self._args)
+
+
 class CrossEntropyLoss(Layer):
     """F.cross_entropy with the constructor's settings."""
 
@@ -508,7 +698,8 @@ class L1Loss(Layer):
         return F.l1_loss(input, label, self._reduction)
 
 
-__all__ = ["Layer", "Sequential", "ReLU", "ReLU6", "Sigmoid", "Tanh", "GELU", "LeakyReLU",
+__all__ = ["Layer", "Sequential", "LayerList", "ParameterList", "ReLU", "ReLU6", "Sigmoid",
+           "Tanh", "GELU", "LeakyReLU",
            "Softmax", "LogSoftmax", "ELU", "Softplus", "Hardsigmoid", "Hardswish", "Silu",
            "Swish", "LogSigmoid", "Softsign", "SELU", "Linear", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm",

@@ -1,5 +1,5 @@
-"""The 2.x tensor-manipulation layers: paddle.split, paddle.slice, paddle.t, paddle.moveaxis,
-paddle.reshape_, paddle.gather."""
+"""The 2.x tensor-manipulation layers: paddle.split, paddle.slice, paddle.strided_slice,
+paddle.multiplex, paddle.scatter, paddle.t, paddle.moveaxis, paddle.reshape_, paddle.gather."""
 from __future__ import annotations
 
 from ...framework import Variable
@@ -77,6 +77,61 @@ def slice(input: Variable, axes, starts, ends, name: str | None = None) -> Varia
     helper.append_op("slice", inputs={"Input": [input], **tensors}, outputs={"Out": [out]},
                      attrs={"axes": list(axes), "starts": s, "ends": e, "decrease_axis": [],
                             "infer_flags": [-1] * len(axes)})
+    return out
+
+
+def scatter(x, index, updates, overwrite: bool = True, name: str | None = None) -> Variable:
+    """paddle.scatter: x with rows index replaced by updates' rows (overwrite: the last of
+    duplicate ids wins), or zeroed and summed into (overwrite=False); Paddle's scatter op."""
+    check_variable_and_dtype(x, "dtype", ("float16", "bfloat16", "float32", "float64", "int32",
+                                          "int64"), "scatter")
+    check_type(overwrite, "overwrite", (bool,), "scatter")
+    helper = LayerHelper("scatter", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("scatter", inputs={"X": [x], "Ids": [index], "Updates": [updates]},
+                     outputs={"Out": [out]}, attrs={"overwrite": overwrite})
+    return out
+
+
+def multiplex(inputs, index, name: str | None = None) -> Variable:
+    """paddle.multiplex: row i of the output is row i of inputs[index[i]] (index int32 / int64
+    of shape [N, 1]; Paddle's multiplex op)."""
+    check_type(inputs, "inputs", (list,), "multiplex")
+    if len(inputs) < 2:
+        raise ArgumentValueError("inputs should be a list object with at least 2 elements.")
+    for i, x in enumerate(inputs):
+        check_variable_and_dtype(x, f"input[{i}]", ("float32", "float64", "int32", "int64"),
+                                 "multiplex")
+    check_variable_and_dtype(index, "index", ("int32", "int64"), "multiplex")
+    helper = LayerHelper("multiplex", name=name)
+    out = helper.create_variable_for_type_inference(inputs[0].dtype)
+    helper.append_op("multiplex", inputs={"X": list(inputs), "Ids": [index]},
+                     outputs={"Out": [out]})
+    return out
+
+
+_STRIDED_DTYPES = ("bool", "float16", "float32", "float64", "int32", "int64")
+
+
+def strided_slice(x: Variable, axes, starts, ends, strides, name: str | None = None) -> Variable:
+    """paddle.strided_slice: x[starts:ends:strides] along axes (int lists; a negative stride
+    walks backwards), Paddle's strided_slice op."""
+    check_variable_and_dtype(x, "x", _STRIDED_DTYPES, "strided_slice")
+    for arg, v in (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides)):
+        check_type(v, arg, (list, tuple), "strided_slice")
+        if any(isinstance(i, Variable) for i in v):
+            raise ArgumentValueError(f"strided_slice: '{arg}' holding Variables is not "
+                                     f"supported by fluidc; give ints")
+    if not len(axes) == len(starts) == len(ends) == len(strides):
+        raise ArgumentValueError(f"strided_slice: axes, starts, ends and strides must have one "
+                                 f"length, got {len(axes)}, {len(starts)}, {len(ends)}, "
+                                 f"{len(strides)}")
+    helper = LayerHelper("strided_slice", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("strided_slice", inputs={"Input": [x]}, outputs={"Out": [out]},
+                     attrs={"axes": [int(a) for a in axes], "starts": [int(a) for a in starts],
+                            "ends": [int(a) for a in ends], "strides": [int(a) for a in strides],
+                            "infer_flags": [1] * len(axes)})
     return out
 
 

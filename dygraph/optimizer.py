@@ -1,0 +1,145 @@
+"""Optimizers in dygraph mode. `step()` runs the optimizer's own static update: a shadow
+program holding the parameters (same names, attributes, regularizers) and their grads as feeds,
+to which the optimizer's `apply_gradients` appends clipping, weight decay and the update ops
+exactly as in a static program. It is built once per set of parameters with grads and run in
+the optimizer's own scope, where its accumulators (moments, beta powers, the learning rate)
+live between steps, under Paddle's names (linear_0.w_0_moment1_0)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..frontend import unique_name
+from ..frontend.errors import FluidcError
+from ..frontend.framework import Program, program_guard
+from ..frontend.ops import grad_name
+from ..runtime.executor import Executor
+from ..runtime.scope import Scope
+from .tensor import new_tensor
+
+LR_KEY = "LR_Scheduler"
+
+
+class _Eager:
+    """An optimizer's dygraph state: its scope, shadow programs and loaded values."""
+
+    def __init__(self) -> None:
+        self.scope = Scope()
+        self.executor = Executor()
+        self.shadows: dict[tuple, tuple[Program, list[str]]] = {}
+        self.accumulators: dict[str, dict[str, str]] = {}  # kind -> parameter -> var name
+        self.loaded: dict[str, np.ndarray] = {}
+
+
+def _state(opt) -> _Eager:
+    state = opt.__dict__.get("_eager")
+    if state is None:
+        state = opt.__dict__["_eager"] = _Eager()
+    return state
+
+
+def _parameters(opt) -> list:
+    if opt._parameter_list is None:
+        raise AttributeError("parameters argument given to the Optimizer should be not None "
+                             "in dygraph mode.")
+    return opt._parameter_list
+
+
+def _shadow(opt, state: _Eager, params: list) -> tuple[Program, list[str]]:
+    key = tuple((p.name, tuple(p.shape), int(p.dtype)) for p in params)
+    shadow = state.shadows.get(key)
+    if shadow is not None:
+        return shadow
+    main, startup = Program(), Program()
+    block = main.global_block()
+    pairs = []
+    saved = opt._accumulators, opt._lr_vars
+    opt._accumulators, opt._lr_vars = {}, {}
+    # names as a fresh optimizer gives them, the same in every shadow (their values are shared)
+    with program_guard(main, startup), unique_name.guard():
+        for p in params:
+            sp = block.create_parameter(p.name, p.shape, p.dtype, trainable=True,
+                                        optimize_attr=dict(p.optimize_attr),
+                                        regularizer=p.regularizer, need_clip=p.need_clip)
+            g = block.create_var(name=grad_name(p.name), shape=p.shape, dtype=p.dtype)
+            pairs.append((sp, g))
+        opt._dtype = params[0].dtype
+        opt.apply_gradients(pairs)
+    for kind, per in opt._accumulators.items():
+        state.accumulators.setdefault(kind, {}).update({p: v.name for p, v in per.items()})
+    opt._accumulators, opt._lr_vars = saved
+    fresh = Scope()  # initial values, kept only for accumulators not made before
+    state.executor.run(startup, scope=fresh)
+    for name in [v.name for v in startup.global_block().vars.values()]:
+        if state.scope.find_var(name) is None:
+            value = state.loaded.pop(name, None)
+            src = fresh.find_var(name).get_tensor().numpy() if value is None else value
+            state.scope.var(name).get_tensor().set(np.array(src, copy=True))
+    shadow = state.shadows[key] = (main, [p.name for p in params])
+    return shadow
+
+
+def step(opt) -> None:
+    """One update of every trainable parameter that has a grad."""
+    state = _state(opt)
+    params = [p for p in _parameters(opt) if not p.stop_gradient and p.grad is not None]
+    if not params:
+        return
+    main, names = _shadow(opt, state, params)
+    for p in params:
+        state.scope.var(p.name).get_tensor().set(p.value())
+    state.executor.run(main, feed={grad_name(p.name): p.grad.value() for p in params},
+                       scope=state.scope)
+    for p in params:
+        p._set_array(np.array(state.scope.find_var(p.name).get_tensor().numpy(), copy=True))
+
+
+def clear_grad(opt, set_to_zero: bool = True) -> None:
+    for p in _parameters(opt):
+        p.clear_grad(set_to_zero)
+
+
+def state_dict(opt) -> dict:
+    """Paddle's layout: accumulator name -> Tensor (kind by kind, each in the order of the
+    optimizer's parameters), and the schedule's state under 'LR_Scheduler' when the rate is a
+    schedule."""
+    from ..passes.lr_scheduler import LRScheduler
+    state = _state(opt)
+    order = {p.name: i for i, p in enumerate(opt._parameter_list or ())}
+    out = {}
+    for per in state.accumulators.values():
+        for name in [per[p] for p in sorted(per, key=lambda p: order.get(p, len(order)))]:
+            out[name] = new_tensor(np.array(state.scope.find_var(name).get_tensor().numpy(),
+                                            copy=True), name=name)
+    for name, value in state.loaded.items():  # loaded, not used yet: kept as given
+        out.setdefault(name, new_tensor(value, name=name))
+    if isinstance(opt._learning_rate, LRScheduler):
+        out[LR_KEY] = opt._learning_rate.state_dict()
+    return out
+
+
+def set_state_dict(opt, state_dict: dict) -> None:
+    """Load accumulators (now if they exist, else when step() makes them) and the schedule."""
+    from ..passes.lr_scheduler import LRScheduler
+    state = _state(opt)
+    for name, value in state_dict.items():
+        if name == LR_KEY:
+            if not isinstance(opt._learning_rate, LRScheduler):
+                raise FluidcError("the state dict holds an LR_Scheduler state but this "
+                                  "optimizer's learning rate is not a schedule")
+            opt._learning_rate.set_state_dict(value)
+            continue
+        array = np.array(getattr(value, "_value", value), copy=True)
+        var = state.scope.find_var(name)
+        if var is None:
+            state.loaded[name] = array
+        else:
+            var.get_tensor().set(array)
+
+
+def bind(optimizer_class) -> None:
+    """Give the optimizers their dygraph methods (passes/ may not import this package)."""
+    optimizer_class.step = step
+    optimizer_class.clear_grad = clear_grad
+    optimizer_class.clear_gradients = clear_grad
+    optimizer_class.state_dict = state_dict
+    optimizer_class.set_state_dict = set_state_dict

@@ -1,0 +1,200 @@
+"""paddle.Tensor in dygraph mode: a Variable of the eager block that holds its value (a numpy
+array, never written in place: every op makes new arrays, so a tape node's arrays stay what
+the op read). Operators and methods (x + y, x.reshape, x[...]) are the Variable ones, which
+append ops to the eager block; this class adds what only a value can answer."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..frontend import unique_name
+from ..frontend.dtypes import convert_dtype, dtype_name, to_numpy_dtype
+from ..frontend.errors import FluidcError
+from ..frontend.framework import Parameter, Variable
+
+
+_VAR_TYPES: dict = {}  # numpy dtype -> VarType, asked on every op
+
+
+class Tensor(Variable):
+    """An eager tensor: shape and dtype are its value's."""
+
+    _value = None
+    _node = None  # the tape node that made the value (None: a leaf)
+    _grad = None
+
+    def __init__(self, block, name, shape=None, dtype=None, stop_gradient=True, **kwargs) -> None:
+        super().__init__(block, name, shape=shape, dtype=dtype, stop_gradient=stop_gradient,
+                         **kwargs)
+
+    # -- what the value decides --------------------------------------------------------------
+    @property
+    def shape(self) -> list[int]:
+        return list(self._value.shape) if self._value is not None else list(self._shape)
+
+    @shape.setter
+    def shape(self, value) -> None:
+        self._shape = tuple(value)
+
+    @property
+    def dtype(self):
+        if self._value is None:
+            return self._dtype
+        dt = self._value.dtype
+        found = _VAR_TYPES.get(dt)
+        return found if found is not None else _VAR_TYPES.setdefault(dt, convert_dtype(dt))
+
+    @dtype.setter
+    def dtype(self, value) -> None:
+        self._dtype = value
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    dim = ndimension = lambda self: self.ndim  # noqa: E731 (Paddle's aliases)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape))
+
+    @property
+    def place(self):
+        from ..runtime.place import CPUPlace
+        return CPUPlace()
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._node is None
+
+    def value(self) -> np.ndarray:
+        if self._value is None:
+            raise FluidcError(f"tensor '{self.name}' holds no value")
+        return self._value
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the value as a numpy array."""
+        return self.value().copy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.value()
+        return a.astype(dtype) if dtype is not None else a.copy()
+
+    def item(self, *index):
+        a = self.value()
+        if not index and a.size != 1:
+            raise ValueError(f"only one element tensor can be converted to Python scalar, "
+                             f"but tensor '{self.name}' has {a.size} elements")
+        return a.item(*index)
+
+    def tolist(self):
+        return self.value().tolist()
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-D tensor")
+        return self.shape[0]
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if dtype_name(self.dtype) not in ("int8", "uint8", "int16", "int32", "int64"):
+            raise TypeError(f"only integer tensors can be used as an index, got "
+                            f"{dtype_name(self.dtype)}")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        return bool(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.value(), separator=", ", prefix="       ") \
+            if self._value is not None else "(no value)"
+        return (f"Tensor(shape={self.shape}, dtype={self._dtype_str()}, place=Place(cpu), "
+                f"stop_gradient={self.stop_gradient},\n       {body})")
+
+    __str__ = __repr__
+
+    def _dtype_str(self) -> str:
+        return "paddle." + dtype_name(self.dtype)
+
+    # -- autograd ------------------------------------------------------------------------------
+    @property
+    def grad(self):
+        """The accumulated gradient (a Tensor), or None before any backward reached it."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        self._grad = None if value is None else as_tensor(value, self.dtype)
+
+    def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
+        """Accumulate d(self)/d(leaf) into every leaf's .grad that needs one."""
+        from .autograd import backward
+        backward([self], [grad_tensor], retain_graph)
+
+    def clear_grad(self, set_to_zero: bool = True) -> None:
+        """Zero the gradient (set_to_zero=False: drop it), as Paddle's clear_grad."""
+        if self._grad is not None and set_to_zero:
+            self._grad = new_tensor(np.zeros_like(self._grad.value()))
+        else:
+            self._grad = None
+
+    clear_gradient = clear_grad
+
+    def detach(self) -> "Tensor":
+        """The same value, cut from the tape (stop_gradient)."""
+        return new_tensor(self.value())
+
+    def clone(self) -> "Tensor":
+        from ..frontend.layers.tensor import assign
+        return assign(self)
+
+    def set_value(self, value) -> None:
+        """Replace the value (same shape), as Paddle's Tensor.set_value."""
+        a = np.asarray(value.value() if isinstance(value, Tensor) else value)
+        if self._value is not None and list(a.shape) != self.shape:
+            raise ValueError(f"Variable Shape not match, Variable [ {self.name} ] need tensor "
+                             f"with shape {self.shape} but load set tensor with shape "
+                             f"{list(a.shape)}")
+        self._value = np.ascontiguousarray(a, dtype=to_numpy_dtype(self.dtype)
+                                           if self._value is not None else None)
+
+    def _set_array(self, array: np.ndarray) -> None:
+        """Take `array` as the new value (an optimizer's update, a loaded state)."""
+        self._value = array
+
+
+class EagerParamBase(Tensor, Parameter):
+    """A dygraph parameter: trainable (stop_gradient False) and persistable."""
+
+    def __init__(self, block, name, shape, dtype, **kwargs) -> None:
+        Parameter.__init__(self, block, name, shape, dtype, **kwargs)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+
+def new_tensor(array: np.ndarray, stop_gradient: bool = True, name: str | None = None) -> Tensor:
+    """A new leaf tensor of the eager block holding `array` (named `name`: an optimizer's
+    state tensors carry their accumulator's name, as Paddle's do)."""
+    from .tracer import EAGER_PROGRAM
+    block = EAGER_PROGRAM.global_block()
+    t = block.add(Tensor(block, name or unique_name.generate("generated_tensor"),
+                         stop_gradient=stop_gradient))
+    t._value = np.ascontiguousarray(array)
+    return t
+
+
+def as_tensor(value, dtype=None) -> Tensor:
+    """value if it is a Tensor, else a new leaf holding it."""
+    if isinstance(value, Tensor):
+        return value
+    return new_tensor(np.asarray(value, dtype=to_numpy_dtype(dtype) if dtype else None))

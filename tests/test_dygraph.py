@@ -1,0 +1,243 @@
+"""Dygraph mode: the mode rule, eager tensors, and autograd (gradients of eager ops against
+finite differences, eager results against the static executor's)."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fluidc as paddle
+import fluidc.nn.functional as F
+from fluidc.dygraph.autograd import FreedGraphError
+from fluidc.frontend import framework
+
+
+def test_fresh_script_is_dygraph_and_static_apis_switch():
+    code = ("import fluidc as paddle\n"
+            "a = paddle.in_dynamic_mode()\n"
+            "t = paddle.ones([2])\n"
+            "x = paddle.static.data('x', [None, 2])\n"
+            "b = paddle.in_dynamic_mode()\n"
+            "print(a, type(t).__name__, b, type(x).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split() == ["True", "Tensor", "False", "Variable"], out.stderr
+
+
+def test_mode_rule():
+    assert paddle.in_dynamic_mode()
+    with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+        assert not paddle.in_dynamic_mode()
+        v = paddle.ones([2])
+        assert not isinstance(v, paddle.Tensor)
+    assert paddle.in_dynamic_mode()
+    paddle.enable_static()
+    assert not paddle.in_dynamic_mode()
+    paddle.disable_static()
+    paddle.static.data("x", [None, 2])  # a static program under way: dygraph still, as asked
+    assert paddle.in_dynamic_mode()
+    framework.set_mode(None)
+    assert not paddle.in_dynamic_mode()  # the default: static once a static program started
+
+
+def test_unset_mode_bridges_to_a_static_program_started_later():
+    """Layers and tensors made before a static program starts serve in it: parameters are
+    declared there too, eager tensors are captured as constants."""
+    lin = paddle.nn.Linear(2, 3)
+    c = paddle.full([3], 2.0)
+    assert isinstance(c, paddle.Tensor) and isinstance(lin.weight, paddle.Tensor)
+    x = paddle.static.data("x", [None, 2], "float32")
+    assert not paddle.in_dynamic_mode()
+    y = lin(x) * c
+    exe = paddle.static.Executor()
+    exe.run(paddle.static.default_startup_program())
+    w = paddle.static.global_scope().find_var(lin.weight.name).get_tensor().numpy()
+    feed = np.ones((4, 2), "float32")
+    got, const = exe.run(feed={"x": feed}, fetch_list=[y, c])
+    np.testing.assert_allclose(got, (feed @ w + lin.bias.numpy()) * 2, rtol=1e-6)
+    np.testing.assert_array_equal(const, [2.0, 2.0, 2.0])
+
+
+def test_tensor_basics():
+    x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert x.shape == [2, 2] and x.dtype == paddle.float32 and x.stop_gradient
+    assert paddle.to_tensor([1, 2]).dtype == paddle.int64
+    assert paddle.to_tensor(np.ones(2)).dtype == paddle.float64
+    assert paddle.to_tensor(True).dtype == paddle.bool
+    assert paddle.to_tensor([1, 2], dtype="float32").dtype == paddle.float32
+    y = (x * 2 + 1) / 2
+    np.testing.assert_allclose(y.numpy(), (x.numpy() * 2 + 1) / 2)
+    assert x[1, 0].item() == 3.0 and float(x[0][1]) == 2.0
+    np.testing.assert_array_equal(x[:, 1].numpy(), [2.0, 4.0])
+    assert x.astype("int32").dtype == paddle.int32
+    assert paddle.zeros([2, 3]).shape == [2, 3]
+    np.testing.assert_array_equal(paddle.arange(5).numpy(), np.arange(5))
+    np.testing.assert_array_equal(paddle.full([2], 7, "int64").numpy(), [7, 7])
+    assert paddle.randn([3, 4]).shape == [3, 4]
+    np.testing.assert_allclose(paddle.matmul(x, x).numpy(), x.numpy() @ x.numpy())
+    assert "Tensor(shape=[2, 2], dtype=paddle.float32" in repr(x)
+    a = x.numpy()
+    a[0, 0] = 100  # numpy() is a copy
+    assert x.numpy()[0, 0] == 1.0
+    with pytest.raises(ValueError):
+        x.item()
+    with pytest.raises(TypeError):
+        paddle.to_tensor(["a"])
+
+
+def test_seed_restarts_eager_random_numbers():
+    paddle.seed(3)
+    a, d = paddle.randn([5]), F.dropout(paddle.ones([50]), 0.5)
+    paddle.seed(3)
+    b, e = paddle.randn([5]), F.dropout(paddle.ones([50]), 0.5)
+    assert not np.array_equal(a.numpy(), paddle.randn([5]).numpy())
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(d.numpy(), e.numpy())
+
+
+def test_stop_gradient_no_grad_detach():
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    c = paddle.to_tensor([3.0, 4.0])
+    assert not (w * c).stop_gradient and (c * c).stop_gradient
+    with paddle.no_grad():
+        assert (w * c).stop_gradient
+    assert w.detach().stop_gradient
+
+    @paddle.no_grad()
+    def f(t):
+        return t * 2
+    assert f(w).stop_gradient
+    loss = paddle.sum(w * c + w.detach() * 5)
+    loss.backward()
+    np.testing.assert_allclose(w.grad.numpy(), [3.0, 4.0])
+    paddle.sum(w * w).backward()  # accumulates
+    np.testing.assert_allclose(w.grad.numpy(), [5.0, 8.0])
+    w.clear_grad()
+    np.testing.assert_allclose(w.grad.numpy(), [0.0, 0.0])
+    assert c.grad is None
+
+
+def test_backward_twice_needs_retain_graph():
+    w = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = paddle.sum(paddle.exp(w))
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
+    with pytest.raises(FreedGraphError):
+        y.backward()
+    with pytest.raises(RuntimeError):
+        paddle.to_tensor([1.0]).backward()
+
+
+def test_paddle_grad():
+    x = paddle.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    h = x * x
+    y = paddle.sum(h * 3)
+    z = paddle.to_tensor([1.0], stop_gradient=False)
+    gx, gh = paddle.grad(y, [x, h], retain_graph=True)
+    np.testing.assert_allclose(gx.numpy(), 6 * x.numpy())
+    np.testing.assert_allclose(gh.numpy(), [3.0, 3.0, 3.0])
+    assert x.grad is None  # paddle.grad does not accumulate
+    with pytest.raises(ValueError, match="allow_unused"):
+        paddle.grad(y, [z], retain_graph=True)
+    assert paddle.grad(y, [z], allow_unused=True, retain_graph=True) == [None]
+    (g,) = paddle.grad(y, x, grad_outputs=paddle.to_tensor(2.0))
+    np.testing.assert_allclose(g.numpy(), 12 * x.numpy())
+    with pytest.raises(NotImplementedError):
+        paddle.grad(paddle.sum(x * x), x, create_graph=True)
+
+
+# name -> (function of the differentiated inputs, their shapes); inputs are float64
+GRAD_CASES = {
+    "add_broadcast": (lambda a, b: a + b, [(3, 4), (4,)]),
+    "sub_mul_div": (lambda a, b: (a - b) * a / (b * b + 2), [(3, 4), (3, 4)]),
+    "matmul": (lambda a, b: paddle.matmul(a, b), [(3, 4), (4, 2)]),
+    "matmul_transpose": (lambda a, b: paddle.matmul(a, b, transpose_y=True), [(3, 4), (2, 4)]),
+    "relu_tanh_sigmoid": (lambda a: F.relu(a) + paddle.tanh(a) + F.sigmoid(a), [(4, 5)]),
+    "exp_log_sqrt": (lambda a: paddle.exp(a) + paddle.log(a * a + 1) + paddle.sqrt(a * a + 1),
+                     [(6,)]),
+    "gelu_softmax": (lambda a: F.gelu(a) * F.softmax(a, axis=-1), [(3, 5)]),
+    "log_softmax": (lambda a: F.log_softmax(a, axis=1), [(3, 5)]),
+    "mean_sum_axis": (lambda a: paddle.mean(a, axis=1) + paddle.sum(a, axis=1), [(3, 4)]),
+    "reshape_transpose": (lambda a: paddle.transpose(paddle.reshape(a, [4, 3]), [1, 0]),
+                          [(3, 4)]),
+    "concat_index": (lambda a, b: paddle.concat([a, b], axis=0)[1:, ::2], [(2, 4), (3, 4)]),
+    "pow_square_clip": (lambda a: paddle.pow(a * a + 1, 1.5) + paddle.square(a)
+                        + paddle.clip(a, -0.3, 0.3), [(5,)]),
+    "layer_norm": (lambda a, w, b: F.layer_norm(a, [4], w, b), [(3, 4), (4,), (4,)]),
+    "linear": (lambda a, w, b: F.linear(a, w, b), [(3, 4), (4, 2), (2,)]),
+    "conv2d": (lambda a, w: F.conv2d(a, w, padding=1), [(1, 1, 4, 4), (2, 1, 3, 3)]),
+    "max_avg_pool": (lambda a: F.max_pool2d(a, 2) + F.avg_pool2d(a, 2), [(1, 2, 4, 4)]),
+    "batch_norm_train": (lambda a, w, b: F.batch_norm(
+        a, paddle.zeros([2], "float64"), paddle.ones([2], "float64"), w, b, training=True),
+        [(3, 2, 2, 2), (2,), (2,)]),
+    "stack_split": (lambda a, b: paddle.split(paddle.stack([a, b]), 2, axis=2)[1], [(2, 4)] * 2),
+    "unsqueeze_squeeze_expand": (lambda a: paddle.expand(paddle.unsqueeze(paddle.squeeze(a), 0),
+                                                          [3, 4]), [(1, 4)]),
+}
+
+
+def _numeric_grad(f, arrays, i, eps=1e-6):
+    base = [a.copy() for a in arrays]
+    g = np.zeros_like(arrays[i])
+    for idx in np.ndindex(arrays[i].shape):
+        vals = []
+        for sign in (1, -1):
+            moved = [a.copy() for a in base]
+            moved[i][idx] += sign * eps
+            vals.append(f(*moved))
+        g[idx] = (vals[0] - vals[1]) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("case", sorted(GRAD_CASES))
+def test_eager_grad_matches_finite_differences(case):
+    fn, shapes = GRAD_CASES[case]
+    rng = np.random.default_rng(sum(map(ord, case)))
+    arrays = [rng.uniform(0.2, 1.0, s) * rng.choice([-1, 1], s) for s in shapes]
+    weights = None
+
+    def scalar(*arrs):
+        nonlocal weights
+        ts = [paddle.to_tensor(a, stop_gradient=False) for a in arrs]
+        out = fn(*ts)
+        if weights is None:  # a fixed random cotangent makes every output element count
+            weights = rng.standard_normal(out.shape)
+        return paddle.sum(out * paddle.to_tensor(weights)), ts
+
+    loss, ts = scalar(*arrays)
+    loss.backward()
+    for i, t in enumerate(ts):
+        numeric = _numeric_grad(lambda *a: scalar(*a)[0].item(), arrays, i)
+        np.testing.assert_allclose(t.grad.numpy(), numeric, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{case}: input {i}")
+
+
+def test_eager_equals_static_executor(rng):
+    x = rng.standard_normal((4, 6)).astype("float32")
+    w = rng.standard_normal((6, 3)).astype("float32")
+
+    def net(xv, wv):
+        h = F.relu(paddle.matmul(xv, wv)) + 0.5
+        return paddle.mean(F.softmax(h, axis=1) * h, axis=0)
+
+    eager = net(paddle.to_tensor(x), paddle.to_tensor(w)).numpy()
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        xv = paddle.static.data("x", [4, 6], "float32")
+        wv = paddle.static.data("w", [6, 3], "float32")
+        out = net(xv, wv)
+    (static,) = paddle.static.Executor().run(main, feed={"x": x, "w": w}, fetch_list=[out])
+    np.testing.assert_array_equal(eager, static)
+
+
+def test_control_flow_runs_as_python():
+    x = paddle.to_tensor([2.0], stop_gradient=False)
+    y = paddle.static.nn.cond(x > 0, lambda: x * 3, lambda: -x)
+    np.testing.assert_allclose(y.numpy(), [6.0])
+    i, s = paddle.static.nn.while_loop(lambda i, s: i < 3, lambda i, s: [i + 1, s * x],
+                                       [paddle.to_tensor([0]), paddle.to_tensor([1.0])])
+    assert i.item() == 3
+    s.backward()
+    np.testing.assert_allclose(x.grad.numpy(), [12.0])  # d(x^3)/dx
