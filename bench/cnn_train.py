@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .harness import torch_or_skip
-from .model_pair import ModelPair
+from .model_pair import ModelPair, torch_infer, torch_step
 
 BATCH, SHAPE, CHANNELS, CLASSES = 32, (3, 32, 32), (32, 64), 10
 LR, MOMENTUM, EPS = 0.005, 0.9, 1e-5  # larger rates diverge from the first steps
@@ -106,26 +106,11 @@ class TorchCNN:
 
         def loss_of(x, y):
             return torch.nn.functional.cross_entropy(self.forward(x, True), y)
-        loss_fn = torch.compile(loss_of) if compile_ else loss_of
-
-        def step() -> float:
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(x, y)
-            loss.backward()
-            opt.step()
-            return loss.item()
-        return step
+        return torch_step(opt, loss_of, (x, y), compile_)
 
     def infer_fn(self, compile_: bool = False):
         """numpy batch -> numpy logits on the running statistics."""
-        torch = torch_or_skip()
-        fn = lambda x: self.forward(x, False)  # noqa: E731
-        fn = torch.compile(fn) if compile_ else fn
-
-        def run(x: np.ndarray) -> np.ndarray:
-            with torch.inference_mode():
-                return fn(torch.from_numpy(x)).numpy()
-        return run
+        return torch_infer(lambda x: self.forward(x, False), compile_)
 
 
 def _pair() -> ModelPair:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .harness import Competitor, add_ratio_targets, run_bench
+from .harness import Competitor, add_ratio_targets, run_bench, torch_or_skip
 
 
 @dataclass
@@ -83,3 +83,30 @@ class ModelPair:
         add_ratio_targets(train, f"{label} train", targets["train"])
         add_ratio_targets(infer, f"{label} infer", targets["infer"])
         return train + infer
+
+
+def torch_step(opt, loss_of, args: tuple, compile_: bool):
+    """step() -> loss: torch's training step, loss_of(*args) (torch.compile'd if compile_),
+    backward, opt.step()."""
+    torch = torch_or_skip()
+    loss_fn = torch.compile(loss_of) if compile_ else loss_of
+
+    def step() -> float:
+        opt.zero_grad(set_to_none=True)
+        loss = loss_fn(*args)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def torch_infer(forward, compile_: bool):
+    """numpy batch -> numpy output of forward(x) (torch.compile'd if compile_), under
+    inference_mode."""
+    torch = torch_or_skip()
+    fn = torch.compile(forward) if compile_ else forward
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with torch.inference_mode():
+            return fn(torch.from_numpy(x)).numpy()
+    return run

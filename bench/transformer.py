@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .harness import torch_or_skip
-from .model_pair import ModelPair
+from .model_pair import ModelPair, torch_infer, torch_step
 
 BATCH, SEQ, D_MODEL, HEADS, FFN = 8, 128, 256, 4, 1024
 DROPOUT, LR, EPS = 0.1, 1e-3, 1e-5
@@ -126,26 +126,11 @@ class TorchBlock:
 
         def loss_of(x):
             return self.forward(x, True).square().mean()
-        loss_fn = torch.compile(loss_of) if compile_ else loss_of
-
-        def step() -> float:
-            opt.zero_grad(set_to_none=True)
-            loss = loss_fn(x)
-            loss.backward()
-            opt.step()
-            return loss.item()
-        return step
+        return torch_step(opt, loss_of, (x,), compile_)
 
     def infer_fn(self, compile_: bool = False):
         """numpy batch -> numpy block output (dropout off)."""
-        torch = torch_or_skip()
-        fn = lambda x: self.forward(x, False)  # noqa: E731
-        fn = torch.compile(fn) if compile_ else fn
-
-        def run(x: np.ndarray) -> np.ndarray:
-            with torch.inference_mode():
-                return fn(torch.from_numpy(x)).numpy()
-        return run
+        return torch_infer(lambda x: self.forward(x, False), compile_)
 
 
 def _pair() -> ModelPair:
