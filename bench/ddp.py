@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+from fluidc.distributed.launch import free_ports
 
 SIZES = (784, 256, 256, 10)
 BATCH = 64  # per process
@@ -123,21 +124,10 @@ def worker(rank: int, endpoints: list[str], repeat: int, out: str) -> None:
             json.dump(rows, f)
 
 
-def _free_endpoints(n: int) -> list[str]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [f"127.0.0.1:{s.getsockname()[1]}" for s in socks]
-    finally:
-        for s in socks:
-            s.close()
-
-
 def run(repeat: int | None, verbose: bool) -> list[dict]:
     """Start the 2 processes, wait for them (bounded) and return rank 0's rows."""
     repeat = repeat or 30
-    endpoints = _free_endpoints(WORLD)
+    endpoints = [f"127.0.0.1:{port}" for port in free_ports(WORLD)]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "rows.json")

@@ -19,6 +19,7 @@ if __name__ == "__main__" and not __package__:
     import bench  # noqa: F401
 
 import argparse
+import importlib
 import os
 import platform
 import sys
@@ -56,6 +57,16 @@ def _meta(thread_info: dict, selected: list[str], repeat: int | None) -> dict:
             "machine": platform.machine(), "processor": platform.processor(),
             "numpy": np.__version__, "fluidc": fluidc.__version__, "benches": selected,
             "repeat": repeat, "loadavg_start": os.getloadavg(), **thread_info}
+
+
+def _print_parity(name: str, p: dict) -> None:
+    """How far fluidc's losses (and inference outputs) are from torch's from the same weights."""
+    text = (f"  [{name} parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
+            f"torch loss {[round(v, 5) for v in p['torch_loss']]}, "
+            f"max |diff| {p['max_abs_diff']:.2e}")
+    if "infer_max_abs_diff" in p:
+        text += f", inference max |diff| {p['infer_max_abs_diff']:.2e}"
+    print(text, flush=True)
 
 
 def main(argv: list[str] | None = None, prog: str = "bench") -> int:
@@ -100,34 +111,14 @@ def main(argv: list[str] | None = None, prog: str = "bench") -> int:
     if "overhead" in selected:
         from . import overhead
         rows += overhead.run(args.repeat, verbose)
-    if "mlp" in selected:
-        from . import mlp_train
-        meta["mlp_parity"] = mlp_train.parity()
-        if verbose:
-            p = meta["mlp_parity"]
-            print(f"  [mlp parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
-                  f"torch loss {[round(v, 5) for v in p['torch_loss']]}, "
-                  f"max |diff| {p['max_abs_diff']:.2e}", flush=True)
-        rows += mlp_train.run(args.repeat, verbose)
-    if "cnn" in selected:
-        from . import cnn_train
-        meta["cnn_parity"] = cnn_train.parity()
-        if verbose:
-            p = meta["cnn_parity"]
-            print(f"  [cnn parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
-                  f"torch loss {[round(v, 5) for v in p['torch_loss']]}, max |diff| "
-                  f"{p['max_abs_diff']:.2e}, inference max |diff| "
-                  f"{p['infer_max_abs_diff']:.2e}", flush=True)
-        rows += cnn_train.run(args.repeat, verbose)
-    if "transformer" in selected:
-        from . import transformer
-        meta["transformer_parity"] = p = transformer.parity()
-        if verbose:
-            print(f"  [transformer parity] fluidc loss {[round(v, 5) for v in p['fluidc_loss']]}, "
-                  f"torch loss {[round(v, 5) for v in p['torch_loss']]}, max |diff| "
-                  f"{p['max_abs_diff']:.2e}, inference max |diff| "
-                  f"{p['infer_max_abs_diff']:.2e}", flush=True)
-        rows += transformer.run(args.repeat, verbose)
+    for name, module in (("mlp", "mlp_train"), ("cnn", "cnn_train"),
+                         ("transformer", "transformer")):
+        if name in selected:
+            workload = importlib.import_module(f".{module}", __package__)
+            meta[f"{name}_parity"] = p = workload.parity()
+            if verbose:
+                _print_parity(name, p)
+            rows += workload.run(args.repeat, verbose)
     if "dygraph" in selected:
         from . import dygraph
         rows += dygraph.run(args.repeat, verbose)

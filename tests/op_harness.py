@@ -76,6 +76,18 @@ def run_reference(program, feed: dict, fetch: list[str], scope=None) -> list[np.
         feed, scope if scope is not None else fluid.Scope())
 
 
+def fused_unfused_reference(program, feed: dict, fetch: list) -> dict[str, list[np.ndarray]]:
+    """The fetches (Variables) run fused, unfused (fuse_all off), both in the current scope,
+    and by the numpy reference executor: {"fused": ..., "unfused": ..., "reference": ...}."""
+    plain = fluid.BuildStrategy()
+    plain.fuse_all = False
+    exe = fluid.Executor(fluid.CPUPlace())
+    return {"fused": exe.run(program, feed=feed, fetch_list=fetch),
+            "unfused": exe.run(fluid.CompiledProgram(program, build_strategy=plain), feed=feed,
+                               fetch_list=fetch),
+            "reference": run_reference(program, feed, [v.name for v in fetch])}
+
+
 def reference_op(desc, feed: dict) -> dict[str, np.ndarray]:
     """The op's outputs by its numpy reference: name -> array."""
     values = dict(feed)

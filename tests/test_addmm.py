@@ -6,7 +6,7 @@ import pytest
 
 import fluidc as paddle
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 
@@ -40,14 +40,8 @@ def test_addmm_and_grad_match_numpy(seed):
                                       if s == 1 and (m, n)[lead + i] != 1)
     want_grads = [d_in.sum(axis=axes, keepdims=True).reshape(in_shape) if axes else d_in,
                   a * f["w"] @ f["y"].T, a * f["x"].T @ f["w"]]
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
     fetch = [out] + grads
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=fetch),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=fetch),
-            "reference": run_reference(main, feed, [v.name for v in fetch])}
+    runs = fused_unfused_reference(main, feed, fetch)
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
     for which, got in runs.items():
         for name, g, w_ in zip(("out", "dinput", "dx", "dy"), got, [want] + want_grads):

@@ -3,7 +3,6 @@
 training on the whole batch; a lost trainer makes the other exit with an error naming it,
 within a bounded time; the launcher stops every worker when one fails."""
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -12,22 +11,11 @@ from pathlib import Path
 import numpy as np
 
 import fluidc as fluid
+from fluidc.distributed.launch import free_ports
 from data_parallel_model import batch, build
 
 WORKER = Path(__file__).with_name("data_parallel_worker.py")
 STEPS = 3
-
-
-def free_endpoints(n: int) -> list[str]:
-    """n local endpoints on ports free now (held open together so they differ)."""
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [f"127.0.0.1:{s.getsockname()[1]}" for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def _reaped(procs, timeout: float) -> list[str]:
@@ -100,7 +88,7 @@ def test_the_launcher_stops_every_worker_when_one_fails(tmp_path):
 
 
 def test_a_lost_trainer_stops_the_other_naming_it(tmp_path):
-    endpoints = free_endpoints(2)
+    endpoints = [f"127.0.0.1:{port}" for port in free_ports(2)]
     procs = []
     for rank in range(2):
         env = dict(os.environ, PADDLE_TRAINER_ID=str(rank), PADDLE_TRAINERS_NUM="2",

@@ -6,7 +6,7 @@ import pytest
 
 import fluidc as paddle
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 
@@ -36,13 +36,7 @@ def test_kl_div_and_grad_match_numpy(seed):
     ws = rng.standard_normal(want.shape)
     want_dx = slope * ws / div
     feed = {"x": xs.astype(dtype), "t": ts.astype(dtype), "w": ws.astype(dtype)}
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=[loss, dx]),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=[loss, dx]),
-            "reference": run_reference(main, feed, [loss.name, dx.name])}
+    runs = fused_unfused_reference(main, feed, [loss, dx])
     tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-14)
     for which, (got, got_dx) in runs.items():
         assert got.shape == want.shape and got.dtype == np.dtype(dtype), which

@@ -7,19 +7,9 @@ import pytest
 import fluidc as fluid
 import fluidc as paddle
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
-
-
-def _runs(main, feed, fetch):
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    return {"fused": exe.run(main, feed=feed, fetch_list=fetch),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=fetch),
-            "reference": run_reference(main, feed, [v.name for v in fetch])}
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -50,7 +40,7 @@ def test_label_smooth_and_grad_match_numpy(seed):
         np.float64(e32 / np.float32(k))
     want = keep * feed["x"] + add
     rtol = 1e-6 if dtype == "float32" else 1e-15
-    for which, (got, got_dx) in _runs(main, feed, [out, dx]).items():
+    for which, (got, got_dx) in fused_unfused_reference(main, feed, [out, dx]).items():
         assert got.dtype == np.dtype(dtype) and got.shape == shape, which
         np.testing.assert_allclose(got, want, rtol=rtol, err_msg=which)
         np.testing.assert_allclose(got_dx, keep * feed["w"], rtol=rtol, err_msg=which)

@@ -7,7 +7,7 @@ import pytest
 import fluidc as fluid
 import fluidc as paddle
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 # the reference executor evaluates both sides of each branch (exp overflowing where unused)
@@ -39,13 +39,7 @@ def test_mish_and_its_grad_match_numpy(dtype, threshold):
     wv = rng.uniform(-1, 1, x.shape).astype(dtype)
     feed = {"x": x, "w": wv}
     want_out, want_slope = np_mish(x.astype(np.float64), threshold)
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=[out, dx]),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=[out, dx]),
-            "reference": run_reference(main, feed, [out.name, dx.name])}
+    runs = fused_unfused_reference(main, feed, [out, dx])
     # the slope crosses 0 near x = -1.19 (two terms cancel): an absolute floor there
     rtol, atol = (2e-6, 1e-6) if dtype == "float32" else (1e-12, 1e-14)
     for which, (got_out, got_dx) in runs.items():

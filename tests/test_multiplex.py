@@ -8,7 +8,7 @@ import pytest
 import fluidc as paddle
 from fluidc.frontend.errors import FluidcError
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 
@@ -36,13 +36,7 @@ def test_multiplex_and_grad_match_numpy(seed):
     mask = lambda j: (rows == j).reshape((-1,) + (1,) * (len(shape) - 1))  # noqa: E731
     want_grads = [np.where(mask(j), feed["w"], 0) for j in range(k)]
     fetch = [out] + grads
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=fetch),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=fetch),
-            "reference": run_reference(main, feed, [v.name for v in fetch])}
+    runs = fused_unfused_reference(main, feed, fetch)
     for which, (got, *got_grads) in runs.items():
         np.testing.assert_array_equal(got, want, err_msg=which)
         for j, (g, wg) in enumerate(zip(got_grads, want_grads)):

@@ -8,7 +8,7 @@ import pytest
 import fluidc as paddle
 from fluidc.frontend.errors import FluidcError
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 NP_MODE = {"constant": "constant", "reflect": "reflect", "replicate": "edge",
@@ -46,13 +46,7 @@ def test_pad_and_grad_match_numpy(seed):
     want = np.pad(xs, np_pads, mode=NP_MODE[mode], **kw)
     ws = rng.standard_normal(want.shape).astype(dtype)
     feed = {"x": xs, "w": ws}
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=[out, dx]),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=[out, dx]),
-            "reference": run_reference(main, feed, [out.name, dx.name])}
+    runs = fused_unfused_reference(main, feed, [out, dx])
     rtol = 1e-5 if dtype == "float32" else 1e-12
     # <pad(x), w> less the padded constant's share (pad is affine in constant mode)
     inner = np.sum(want.astype(np.float64) * ws)

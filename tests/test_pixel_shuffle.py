@@ -7,7 +7,7 @@ import pytest
 import fluidc as paddle
 from fluidc.frontend.errors import FluidcError
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 
@@ -49,13 +49,7 @@ def test_pixel_shuffle_and_grad_match_numpy(seed):
     want_dx = np.empty(xs.size, dtype)
     want_dx[moved.ravel()] = weights.ravel()
     feed = {"x": xs, "w": weights}
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=[out, dx]),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=[out, dx]),
-            "reference": run_reference(main, feed, [out.name, dx.name])}
+    runs = fused_unfused_reference(main, feed, [out, dx])
     for which, (got, got_dx) in runs.items():
         np.testing.assert_array_equal(got, want, err_msg=which)
         np.testing.assert_array_equal(got_dx, want_dx.reshape(shape), err_msg=which)

@@ -4,7 +4,6 @@ trainers: sync training equals one process training on both trainers' batches; a
 converges; a killed trainer or server makes every other process exit with an error naming it.
 Ports are chosen free, every process is reaped, every wait is bounded."""
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import fluidc as fluid
+from fluidc.distributed.launch import free_ports
 from fluidc.distributed.transpiler import HashName, RoundRobin, slice_rows
 from fluidc.frontend.errors import OpError
 
@@ -166,12 +166,6 @@ def test_transpile_without_optimizer_is_an_error():
 
 
 # -- jobs of local processes -----------------------------------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Job:
     """The docs' job: pservers at 127.0.0.1 and 127.0.0.2 on one free port, 2 trainers."""
 
@@ -182,7 +176,7 @@ class Job:
         self.dir = tmp_path
         self.out = tmp_path / "out"
         self.out.mkdir()
-        base = dict(os.environ, PADDLE_PSERVER_PORT=str(_free_port()),
+        base = dict(os.environ, PADDLE_PSERVER_PORT=str(free_ports(1)[0]),
                     PADDLE_PSERVER_IPS="127.0.0.1,127.0.0.2", PADDLE_TRAINERS="2",
                     PSTEST_OUT=str(self.out), FLUIDC_PSERVER_JOIN_TIMEOUT_S="60",
                     **{k: str(v) for k, v in env.items()})
@@ -279,37 +273,32 @@ def test_sync_two_servers_two_trainers_equal_one_process(job, monkeypatch):
         assert not np.array_equal(want, init[n])  # training moved it
 
 
-def test_killed_trainer_stops_every_other_process_naming_it(job):
-    j = job(PSTEST_EPOCHS=50, PSTEST_SLEEP=0.05)
+def _kill_mid_training(j, victim: str, lost: str) -> None:
+    """Kill `victim` once both trainers train: every other process exits with an error naming
+    the lost peer (`lost`), within 30 s."""
     deadline = time.monotonic() + JOB_TIMEOUT_S
     while not (j.out / "init_1.npz").exists():
         assert time.monotonic() < deadline and j.procs["trainer1"].poll() is None, \
             j.log("trainer1")[-3000:]
         time.sleep(0.1)
     time.sleep(1)
-    j.procs["trainer1"].kill()
+    j.procs[victim].kill()
     killed = time.monotonic()
     codes = j.wait(killed + 30)
-    for name in ("pserver0", "pserver1", "trainer0"):
+    for name in set(j.procs) - {victim}:
         assert codes[name] not in (0, None), f"{name}: {codes[name]}\n{j.log(name)[-3000:]}"
-        assert "PeerLostError: lost trainer 1" in j.log(name), j.log(name)[-3000:]
+        assert f"PeerLostError: {lost}" in j.log(name), j.log(name)[-3000:]
     assert time.monotonic() - killed < 30
+
+
+def test_killed_trainer_stops_every_other_process_naming_it(job):
+    _kill_mid_training(job(PSTEST_EPOCHS=50, PSTEST_SLEEP=0.05), "trainer1", "lost trainer 1")
 
 
 @pytest.mark.slow
 def test_killed_server_stops_every_other_process_naming_it(job):
-    j = job(PSTEST_EPOCHS=50, PSTEST_SLEEP=0.05)
-    deadline = time.monotonic() + JOB_TIMEOUT_S
-    while not (j.out / "init_1.npz").exists():
-        assert time.monotonic() < deadline, j.log("trainer1")[-3000:]
-        time.sleep(0.1)
-    time.sleep(1)
-    j.procs["pserver1"].kill()
-    killed = time.monotonic()
-    codes = j.wait(killed + 30)
-    for name in ("pserver0", "trainer0", "trainer1"):
-        assert codes[name] not in (0, None), f"{name}: {codes[name]}\n{j.log(name)[-3000:]}"
-        assert "PeerLostError: lost pserver 1 (127.0.0.2:" in j.log(name), j.log(name)[-3000:]
+    _kill_mid_training(job(PSTEST_EPOCHS=50, PSTEST_SLEEP=0.05), "pserver1",
+                       "lost pserver 1 (127.0.0.2:")
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 import fluidc as paddle
 from fluidc.frontend.errors import FluidcError
 
-from op_harness import run_reference
+from op_harness import fused_unfused_reference
 
 paddle.enable_static()
 
@@ -51,14 +51,8 @@ def test_scatter_and_grad_match_numpy(seed):
     want_dx = feed["w"].copy()
     want_dx[flat] = 0
     want_du = feed["w"][flat]
-    plain = paddle.static.BuildStrategy()
-    plain.fuse_all = False
-    exe = paddle.static.Executor(paddle.CPUPlace())
     fetch = [out, dx, du]
-    runs = {"fused": exe.run(main, feed=feed, fetch_list=fetch),
-            "unfused": exe.run(paddle.static.CompiledProgram(main, build_strategy=plain),
-                               feed=feed, fetch_list=fetch),
-            "reference": run_reference(main, feed, [v.name for v in fetch])}
+    runs = fused_unfused_reference(main, feed, fetch)
     rtol = 1e-6 if dtype == "float32" else 1e-14
     for which, (got, got_dx, got_du) in runs.items():
         np.testing.assert_allclose(got, want, rtol=rtol, err_msg=which)
