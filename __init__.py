@@ -80,6 +80,11 @@ __version__ = "0.1.0"
 from .dygraph import (EagerParamBase, Tensor, grad, is_grad_enabled, no_grad,  # noqa: E402
                       set_grad_enabled, to_tensor)
 from .dygraph.io import load, save  # noqa: E402 (paddle.save / paddle.load, either mode)
+from . import jit  # noqa: E402 (paddle.jit: to_static, save, load)
+from .dygraph import callbacks  # noqa: E402 (paddle.callbacks)
+from .dygraph.model import Model  # noqa: E402 (paddle.Model, hapi)
+from .dygraph.summary import summary  # noqa: E402 (paddle.summary)
+_sys.modules[f"{__name__}.callbacks"] = callbacks
 from .frontend import framework as _framework  # noqa: E402
 
 
@@ -97,6 +102,10 @@ def in_dynamic_mode() -> bool:
     """Whether layers called now run eagerly (no enable_static, program_guard or static
     program under construction)."""
     return _framework.in_dygraph_mode()
+
+
+# fluid's names for the same switches (Paddle's base.enable_dygraph / disable_dygraph)
+enable_dygraph, disable_dygraph = disable_static, enable_static
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

@@ -4,6 +4,7 @@ The frontend's classes cannot import passes or runtime, so what Paddle's framewo
 them through its C++ core (Program.desc, parse_from_string, _prune, Variable.get_value) is
 bound here, once, when fluidc is imported.
 """
+from .frontend.dtypes import convert_dtype as convert_np_dtype_to_dtype_  # noqa: F401
 from .frontend.framework import (Block, Operator, OpRole, Parameter, Program, Variable,  # noqa: F401
                                  default_main_program, default_startup_program, program_guard,
                                  switch_main_program, switch_startup_program)

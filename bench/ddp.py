@@ -3,14 +3,17 @@ torch DistributedDataParallel on the same model, batch and backend.
 
 MLP 784-256-256-10, softmax cross-entropy, Adam(1e-3), 64 rows a process (128 a step). fluidc:
 the program transpiled in nccl2 mode (distributed.collective.transpile_nccl2: bucketed
-c_allreduce_sum ops overlapping backward) run by a ParallelExecutor with num_trainers=2; torch:
-nn.Sequential in DDP (default buckets) with torch.optim.Adam, from fluidc's initial weights.
+c_allreduce_sum ops, each started as soon as backward made its bucket, waited for before the
+optimizer) run by a ParallelExecutor with num_trainers=2; torch: nn.Sequential in DDP with
+torch.optim.Adam, from fluidc's initial weights. Each side runs with 32 MB buckets (Paddle's
+default; one bucket here) and with 256 KB ones (several, overlapping backward).
 Both processes run the harness's interleaved repeats in lockstep (every step is a collective);
 rank 0's samples are reported, with each side's all-reduce bytes per step and bucket count.
 One thread a process (2 processes on the machine's cores).
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -23,6 +26,7 @@ from fluidc.distributed.launch import free_ports
 
 SIZES = (784, 256, 256, 10)
 BATCH = 64  # per process
+SMALL = 256 << 10  # the small buckets' bytes
 WORLD = 2
 
 
@@ -32,12 +36,12 @@ def _data(rank: int):
             r.integers(0, SIZES[-1], (BATCH, 1)).astype(np.int64))
 
 
-def _fluidc(rank: int, endpoints: list[str], info: dict):
+def _fluidc(rank: int, endpoints: list[str], info: dict, bucket_bytes: int):
     import fluidc as fluid
     from fluidc.distributed.collective import plan_buckets, transpile_nccl2
     main, startup = fluid.Program(), fluid.Program()
     main.random_seed = startup.random_seed = 1
-    with fluid.program_guard(main, startup):
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
         x = fluid.layers.data("x", [SIZES[0]], dtype="float32")
         y = fluid.layers.data("y", [1], dtype="int64")
         h = x
@@ -46,10 +50,9 @@ def _fluidc(rank: int, endpoints: list[str], info: dict):
         logits = fluid.layers.fc(h, SIZES[-1])
         loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
         fluid.optimizer.Adam(1e-3).minimize(loss)
-    transpile_nccl2(main, startup, rank, endpoints, endpoints[rank])
-    buckets = plan_buckets(main, 32 << 20)
-    info["fluidc_buckets"] = len(buckets)
-    info["fluidc_allreduce_bytes"] = sum(b.nbytes for b in buckets)
+    buckets = plan_buckets(main, bucket_bytes)
+    transpile_nccl2(main, startup, rank, endpoints, endpoints[rank], bucket_bytes)
+    info.update(buckets=len(buckets), bytes=sum(b.nbytes for b in buckets))
     scope = fluid.Scope()
     exe = fluid.Executor(fluid.CPUPlace())
     with fluid.scope_guard(scope):
@@ -65,7 +68,7 @@ def _fluidc(rank: int, endpoints: list[str], info: dict):
     return (lambda: pe.run([loss.name], feed=feed)), weights
 
 
-def _torch_ddp(rank: int, weights, info: dict):
+def _torch_ddp(rank: int, weights, info: dict, bucket_bytes: int):
     import torch
     from torch.nn.parallel import DistributedDataParallel as DDP
     layers = []
@@ -75,7 +78,7 @@ def _torch_ddp(rank: int, weights, info: dict):
             lin.weight.copy_(torch.from_numpy(w.T))
             lin.bias.copy_(torch.from_numpy(b))
         layers += [lin, torch.nn.ReLU()] if i < len(weights) - 1 else [lin]
-    model = DDP(torch.nn.Sequential(*layers))
+    model = DDP(torch.nn.Sequential(*layers), bucket_cap_mb=bucket_bytes / 2**20)
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     xs, ys = _data(rank)
     x, y = torch.from_numpy(xs), torch.from_numpy(ys[:, 0])
@@ -88,40 +91,52 @@ def _torch_ddp(rank: int, weights, info: dict):
         return loss.item()
 
     step()
-    info["torch_allreduce_bytes"] = sum(p.numel() * p.element_size()
-                                        for p in model.parameters())
+    info["bytes"] = sum(p.numel() * p.element_size() for p in model.parameters())
     try:
-        info["torch_buckets"] = len(model._get_ddp_logging_data().get("bucket_sizes", "")
-                                    .split(", "))
+        info["buckets"] = len(model._get_ddp_logging_data().get("bucket_sizes", "").split(", "))
     except (AttributeError, RuntimeError):  # private API: report what it gives
-        info["torch_buckets"] = None
+        info["buckets"] = None
     return step
 
 
 def worker(rank: int, endpoints: list[str], repeat: int, out: str) -> None:
-    """One process: both competitors, the harness's interleaved repeats."""
+    """One process: the competitors (each side with the default 32 MB buckets and with small
+    ones, several buckets overlapping backward), the harness's interleaved repeats."""
     import torch
     torch.set_num_threads(1)
     from .harness import Competitor, run_bench
-    info: dict = {}
+    info: dict = {}  # competitor -> its all-reduce bytes and buckets
     made: dict = {}
 
-    def fluidc_setup():
-        made["step"], made["weights"] = _fluidc(rank, endpoints, info)
-        return made["step"]
+    def fluidc(name: str, bucket_bytes: int):
+        def setup():
+            step, made["weights"] = _fluidc(rank, endpoints, info.setdefault(name, {}),
+                                            bucket_bytes)
+            made[name] = step
+            return step
+        return Competitor(name, setup)
 
-    rows = run_bench("ddp", [Competitor("fluidc", fluidc_setup),
-                             Competitor("torch DDP", lambda: _torch_ddp(rank, made["weights"],
-                                                                        info))],
+    def ddp(name: str, bucket_bytes: int):  # from fluidc's initial weights: set up after it
+        return Competitor(name, lambda: _torch_ddp(rank, made["weights"],
+                                                   info.setdefault(name, {}), bucket_bytes))
+
+    rows = run_bench("ddp", [fluidc("fluidc", 32 << 20), ddp("torch DDP", 32 << 20),
+                             fluidc(f"fluidc {SMALL >> 10} KB buckets", SMALL),
+                             ddp(f"torch DDP {SMALL >> 10} KB buckets", SMALL)],
                      repeat=repeat, verbose=rank == 0)
     if rank == 0:
         for row in rows:
-            side = "fluidc" if row["competitor"] == "fluidc" else "torch"
-            row["note"] = (f"{info[side + '_allreduce_bytes']} all-reduce bytes/step in "
-                           f"{info[side + '_buckets']} bucket(s); gloo, 2 processes x "
-                           f"{BATCH} rows")
+            got = info[row["competitor"]]
+            row["note"] = (f"{got['bytes']} all-reduce bytes/step in {got['buckets']} "
+                           f"bucket(s); gloo, 2 processes x {BATCH} rows")
         with open(out, "w") as f:
             json.dump(rows, f)
+    # Tear DDP down before the interpreter does: a DDP reducer finalized at exit, its gloo
+    # group's threads still joinable, sometimes aborts the process (SIGABRT).
+    made.clear()
+    gc.collect()
+    torch.distributed.barrier()
+    torch.distributed.destroy_process_group()
 
 
 def run(repeat: int | None, verbose: bool) -> list[dict]:

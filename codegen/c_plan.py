@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 
 from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Concurrent, Extern, MatmulKernel, PoolKernel, Step
+from ..passes.fuse import Concurrent, ConvKernel, Extern, MatmulKernel, PoolKernel, Step
 from .c import c_type, render_kernel, render_module
 from .c_matmul import render_gemm_helpers, render_matmul
+from .c_conv import render_conv
 from .c_pool import render_pool
 from .compiler import is_built
 from .dynamic_batch import BATCH, library_source, load_library
@@ -95,6 +96,9 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
                 gemm_dtypes.append(spec.dtype)
             elif isinstance(step, PoolKernel):
                 spec = render_pool(step, infos, _NAME, storage)
+                source = spec.source
+            elif isinstance(step, ConvKernel):
+                spec = render_conv(step, infos, _NAME, storage)
                 source = spec.source
             else:
                 spec = build_spec(step, infos, storage)

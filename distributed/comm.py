@@ -8,6 +8,7 @@ no data-parallel runner sums over the process group if one is initialised, else 
 """
 from __future__ import annotations
 
+import atexit
 import datetime
 import os
 import threading
@@ -65,6 +66,9 @@ class Trainers:
             raise CollectiveError(f"trainer {self.rank}: could not join the trainers "
                                   f"{self.endpoints} (rendezvous at {self.endpoints[0]}): "
                                   f"{e}") from e
+        # Leave the group before the interpreter finalizes: a gloo group torn down by
+        # finalization (its threads still joinable) may abort the process (SIGABRT).
+        atexit.register(_leave_group)
 
     def all_reduce(self, flat: torch.Tensor, what: str):
         """Start summing `flat` over the trainers; the returned handle's wait() finishes it."""
@@ -81,6 +85,12 @@ class Trainers:
         who = peers[0] if len(peers) == 1 else "one of " + ", ".join(peers)
         return CollectiveError(f"trainer {self.rank}: the all-reduce of {what} failed: lost "
                                f"{who} (or it timed out after {timeout_seconds():g} s): {cause}")
+
+
+def _leave_group() -> None:
+    import torch.distributed as dist
+    if dist.is_initialized():
+        dist.destroy_process_group()
 
 
 class _Waiting:

@@ -5,9 +5,10 @@ Each block runs as a program of its own on the executor, over the caller's scope
 pserver startup initialized). The main thread does all the running; RPC handlers (push,
 barrier, pull, complete, abort, called by trainers through ps_rpc) only record and queue.
 
-Sync mode: a round's gradients are kept until every trainer has passed send_barrier; then each
-block runs (summing the trainers' gradients and scaling by 1/trainers first, as the program
-says) and the trainers' pulls waiting on that round are answered. Async mode: each gradient
+Sync mode: a round's gradients are kept until every trainer has passed send_barrier; then the
+learning-rate schedule's block runs (if the program has one) and each block runs (summing the
+trainers' gradients and scaling by 1/trainers first, as the program says) and the trainers'
+pulls waiting on that round are answered. Async mode: each gradient
 runs its block when it arrives; pulls answer at once.
 
 The server serves until every trainer has called Executor.close(). Lost peers end it: a
@@ -52,6 +53,12 @@ class Server:
         for entry in attrs["grad_to_block_id"]:
             grad, idx = entry.rsplit(":", 1)
             self.runs[grad] = _block_program(program, int(idx))
+        # the learning-rate schedule, run once a round: what it computes is fed to the blocks
+        lr = int(attrs.get("lr_decay_block_id", -1))
+        self.lr = _block_program(program, lr)[0] if lr >= 0 else None
+        made = {n for op in self.lr.global_block().ops for n in op.output_arg_names} \
+            if self.lr is not None else set()
+        self.lr_names = sorted(made & {n for _, feeds in self.runs.values() for n in feeds})
         gb = program.global_block()
         self.shapes = {g: tuple(gb.var(g).shape) for g in self.runs}  # of sparse pushes
         self.lock = threading.Lock()  # the state below
@@ -129,13 +136,19 @@ class Server:
             self.executor.run(program, feed=feed, scope=self.scope)
 
     def _step(self) -> None:
-        """Apply this round: every block over the gradients of every trainer."""
+        """Apply this round: the learning-rate schedule, then every block over the gradients
+        of every trainer."""
+        rates = {}
+        if self.lr is not None:
+            with self.run_lock:
+                values = self.executor.run(self.lr, fetch_list=self.lr_names, scope=self.scope)
+            rates = dict(zip(self.lr_names, values))
         for grad, (_, feeds) in self.runs.items():
-            missing = [n for n in feeds if n not in self.grads]
+            missing = [n for n in feeds if n not in self.grads and n not in rates]
             if missing:
                 raise OpError(f"{self.cluster.describe(self.name)}: the round ended without "
                               f"gradients {missing}")
-            self._run(grad, {n: self.grads.pop(n) for n in feeds})
+            self._run(grad, {n: rates[n] if n in rates else self.grads.pop(n) for n in feeds})
         with self.lock:
             self.done += 1
             self.arrived.clear()

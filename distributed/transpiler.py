@@ -6,14 +6,17 @@ Parameter-server mode, as Paddle's transpiler does it:
   more than `min_block_size` elements (at most one block per server, each a whole number of
   rows), named `<var>.block<i>`; `split_method` deals the blocks to the servers (RoundRobin
   in order, or HashName by a stable hash of the block's name);
-- the trainer program (the program itself, rewritten in place) loses its optimizer ops and
-  gains, after the backward pass, a `send` per gradient, one `send_barrier` (sync mode) and a
-  `recv` per parameter; the startup program gains a `recv` per parameter, so trainers start
-  from the servers' values;
+- the trainer program (the program itself, rewritten in place) loses its optimizer and
+  regularization ops (gradient clipping stays) and gains, after the backward pass, a `send`
+  per gradient, one `send_barrier` (sync mode) and a `recv` per parameter; the startup program
+  gains a `recv` per parameter, so trainers start from the servers' values; its
+  `_checkpoint_program` is what save_persistables saves (the servers' optimizer state too);
 - a pserver program holds a `listen_and_serv` op and one optimize block per parameter block
   on that server: in sync mode with several trainers, `sum` of the trainers' gradients and
-  `scale` by 1/trainers before the optimizer op; its startup initializes those blocks and the
-  optimizer's state, each state var of a parameter's shape cut as the parameter is. Each
+  `scale` by 1/trainers before the parameter's regularization and optimizer ops, and the
+  learning-rate schedule's ops as an lr_decay_block run once a round; its startup
+  initializes those blocks and the optimizer's state, each state var of a parameter's shape
+  cut as the parameter is. Each
   persistable var of both records `slice_of` = (var of the original program, (first row, end
   row) or None for all of it), so load_persistables(exe, dir, pserver_startup) reads a
   checkpoint of the original program (incremental training).
@@ -83,6 +86,9 @@ class DistributeTranspilerConfig:
 
 
 _LOOKUPS = ("lookup_table", "lookup_table_v2")
+# what fluid.regularizer's decay terms are made of: elementwise, so cut by rows as the
+# parameter is (passes/regularizer.py)
+_REGULARIZATION_OPS = ("scale", "sign", "sum")
 
 
 def _sparse_tables(program: Program) -> dict[str, bool]:
@@ -178,7 +184,18 @@ class DistributeTranspiler:
         self.origin_program = program.clone()
         self.origin_startup = startup.clone()
         self.program, self.startup = program, startup
-        self._updates = self._update_ops(program)
+        self._lr_ops = [op for op in program.global_block().ops
+                        if int(op.desc.attrs.get("op_role", 0)) & OpRole.LRSched]
+        if getattr(program, "lr_scheduler", None) is not None:
+            raise OpError("transpile: a paddle.optimizer.lr scheduler sets the learning rate "
+                          "from the trainer's Python before each run, which the servers "
+                          "would never see; on parameter servers use a fluid.layers decay "
+                          "(exponential_decay, piecewise_decay, ...), which they run")
+        if self._lr_ops and not self.sync_mode:
+            raise OpError("transpile: a learning-rate schedule runs on the servers once a "
+                          "round; async mode (sync_mode=False) has no rounds: use sync mode or "
+                          "a constant learning rate")
+        self._updates, self._regularize = self._update_ops(program)
         self._tables = _sparse_tables(program)
         self._blocks = self._place_blocks(program)
         untrained = sorted(set(self._tables) - set(self._blocks))
@@ -188,30 +205,46 @@ class DistributeTranspiler:
         self._rewrite_trainer(program, startup)
         self._transpiled = True
 
-    def _update_ops(self, program: Program) -> list:
-        """(index, op) of the optimizer ops: each updates one Param from its Grad."""
-        out = []
-        for i, op in enumerate(program.global_block().ops):
-            if not op._is_optimize_op():
+    def _update_ops(self, program: Program) -> tuple[list, dict]:
+        """The optimize-role ops, placed as Paddle's transpiler places them: (index, op) of the
+        optimizer ops (each updates one Param from its Grad: they go to the servers), and per
+        parameter its regularization ops (they read the parameter, which the servers hold:
+        they go to its optimize blocks, before the update). The other optimize-role ops
+        (gradient clipping: they read gradients only) stay on the trainer as backward ops, so
+        trainers send clipped gradients."""
+        block = program.global_block()
+        updates, regularize, chain = [], {}, {}  # chain: var -> the parameter it derives from
+        params = {op.input("Param")[0] for op in block.ops
+                  if op._is_optimize_op() and op.input("Param") and op.input("Grad")}
+        lr_made = {n for op in self._lr_ops for n in op.output_arg_names}
+        for i, op in enumerate(block.ops):
+            if not op._is_optimize_op() or int(op.desc.attrs["op_role"]) & OpRole.LRSched:
                 continue
-            if not (op.input("Param") and op.input("Grad")):
-                raise OpError(f"transpile: optimize op '{op.type}' updates no Param from a Grad; "
-                              f"on parameter servers fluidc runs per-parameter optimizer ops "
-                              f"only (no gradient clipping by global norm, no regularization "
-                              f"ops, no learning-rate schedule ops)")
-            block = program.global_block()
-            made = [n for n in op.input_arg_names if n != op.input("Grad")[0]
-                    and not block.var(n).persistable]
-            if made:
-                raise OpError(f"transpile: optimize op '{op.type}' reads {made}, which the "
-                              f"trainer program computes (a learning-rate schedule?): the "
-                              f"servers cannot read it; fluidc's parameter servers take "
-                              f"optimizer inputs from their startup program only")
-            out.append((i, op))
-        if not out:
+            if op.input("Param") and op.input("Grad"):
+                made = [n for n in op.input_arg_names if n != op.input("Grad")[0]
+                        and not block.var(n).persistable and n not in lr_made]
+                if made:
+                    raise OpError(f"transpile: optimize op '{op.type}' reads {made}, which the "
+                                  f"trainer program computes outside a learning-rate schedule: "
+                                  f"the servers cannot read it")
+                updates.append((i, op))
+                continue
+            owners = {chain.get(n, n) for n in op.input_arg_names} & params
+            if not owners:
+                op.desc.attrs["op_role"] = int(OpRole.Backward)  # clipping: the trainer's
+                continue
+            if len(owners) > 1 or op.type not in _REGULARIZATION_OPS:
+                raise OpError(f"transpile: optimize op '{op.type}' reads parameters "
+                              f"{sorted(owners)}: on parameter servers fluidc runs a "
+                              f"parameter's own regularization ops ({_REGULARIZATION_OPS}) "
+                              f"next to its update")
+            owner = owners.pop()
+            regularize.setdefault(owner, []).append((i, op))
+            chain.update((n, owner) for n in op.output_arg_names if n not in params)
+        if not updates:
             raise OpError("transpile: the program has no optimizer ops: call "
                           "optimizer.minimize(loss) before transpiling")
-        return out
+        return updates, regularize
 
     def _place_blocks(self, program: Program) -> dict[str, list[_Block]]:
         """Each parameter's row blocks, dealt to the servers."""
@@ -245,12 +278,16 @@ class DistributeTranspiler:
 
     def _recv(self, block, param: str, deps: list) -> None:
         bs = self._blocks[param]
-        var = bs[0].param
-        block.append_op("recv", inputs={"X": deps}, outputs={"Out": [param]},
+        self._recv_blocks(block, bs[0].param, [(b.endpoint, b.name, b.rows) for b in bs], deps)
+
+    def _recv_blocks(self, block, var, held: list[tuple[str, str, int]], deps: list) -> None:
+        """A recv of `var` from the servers: `held` lists (endpoint, var there, rows) of its
+        row blocks in order."""
+        block.append_op("recv", inputs={"X": deps}, outputs={"Out": [var.name]},
                         attrs={**self._job(), "shape": list(var.shape), "dtype": int(var.dtype),
-                               "epmap": [b.endpoint for b in bs],
-                               "sections": [b.rows for b in bs],
-                               "recv_varnames": [b.name for b in bs],
+                               "epmap": [ep for ep, _, _ in held],
+                               "sections": [rows for _, _, rows in held],
+                               "recv_varnames": [name for _, name, _ in held],
                                "sync_mode": self.sync_mode})
 
     def _control_var(self, block):
@@ -259,8 +296,13 @@ class DistributeTranspiler:
 
     def _rewrite_trainer(self, program: Program, startup: Program) -> None:
         block = program.global_block()
-        for i, _ in reversed(self._updates):
+        moved = self._updates + [x for ops in self._regularize.values() for x in ops]
+        for i, _ in sorted(moved, key=lambda x: x[0], reverse=True):
             block._remove_op(i)
+        used = {n for op in block.ops for n in op.desc.input_arg_names + op.desc.output_arg_names}
+        for _, op in (x for ops in self._regularize.values() for x in ops):
+            for n in set(op.desc.output_arg_names) - used:  # the decay terms: the servers'
+                block._remove_var(n)
         self._drop_optimizer_state(program, startup)
         sent = [self._push_rows(block, w) for w in self._tables]
         for w, distributed in self._tables.items():
@@ -285,6 +327,36 @@ class DistributeTranspiler:
             if not self._tables.get(param):
                 self._recv(block, param, sent)
                 self._recv(startup.global_block(), param, [])
+        program._checkpoint_program = self._checkpoint_program(program)
+
+    def _checkpoint_program(self, program: Program) -> Program:
+        """What fluid.io.save_persistables saves of the trainer program (Paddle's
+        _save_distributed_persistables): the trainer's persistables, and the optimizer state
+        the servers hold, which the program's recv ops fetch (each var whole, under its name
+        in the original program, so servers load it back with load_persistables). A
+        distributed table and its state stay on the servers."""
+        out = Program()
+        gb = out.global_block()
+        for v in program.list_vars():
+            if v.persistable:
+                gb.create_var(name=v.name, shape=v.shape, dtype=v.dtype, persistable=True)
+        origin = self.origin_program.global_block()
+        for _, op in self._updates:
+            param = op.input("Param")[0]
+            if self._tables.get(param):
+                continue
+            held: dict[str, list[tuple[str, str, int]]] = {}
+            for b in self._blocks[param]:
+                for n, (name, cut) in self._state_names(origin, op, b).items():
+                    if cut or not held.get(n):  # a copy per block: every copy is the same
+                        held.setdefault(n, []).append(
+                            (b.endpoint, name, b.rows if cut else origin.var(n).shape[0]))
+            for n, blocks in held.items():
+                v = origin.var(n)
+                if v.persistable and not gb.has_var(n):
+                    self._recv_blocks(gb, gb.create_var(name=n, shape=v.shape, dtype=v.dtype,
+                                                        persistable=True), blocks, [])
+        return out
 
     def _table_attrs(self, table: str, lookup) -> dict:
         bs = self._blocks[table]
@@ -377,8 +449,10 @@ class DistributeTranspiler:
         prog = Program()
         gb = prog.global_block()
         grads, block_ids = [], []
+        lr_block = self._lr_block(prog, origin) if self._lr_ops else -1
         for _, op in self._updates:
-            for b in self._blocks[op.input("Param")[0]]:
+            param = op.input("Param")[0]
+            for b in self._blocks[param]:
                 if b.endpoint != endpoint:
                     continue
                 names = self._declare(gb, origin, op, b)
@@ -392,11 +466,10 @@ class DistributeTranspiler:
                     sub.append_op("scale", inputs={"X": [b.grad_name]},
                                   outputs={"Out": [b.grad_name]},
                                   attrs={"scale": 1.0 / self.trainers})
-                sub.append_op(op.type,
-                              inputs={k: [names[n] for n in v] for k, v in op.desc.inputs.items()},
-                              outputs={k: [names[n] for n in v]
-                                       for k, v in op.desc.outputs.items()},
-                              attrs=dict(op.desc.attrs))
+                for _, reg in self._regularize.get(param, []):
+                    self._append_renamed(sub, reg, self._declare_temps(gb, origin, reg, b,
+                                                                       names))
+                self._append_renamed(sub, op, names)
                 prog._rollback()
                 grads += feeds
                 block_ids.append(f"{b.grad_name}:{sub.idx}")
@@ -405,8 +478,47 @@ class DistributeTranspiler:
                             "Fanin": self.trainers, "sync_mode": self.sync_mode,
                             "endpoints": list(self.endpoints),
                             "optimize_blocks": [int(s.split(":")[-1]) for s in block_ids],
-                            "grad_to_block_id": block_ids})
+                            "grad_to_block_id": block_ids, "lr_decay_block_id": lr_block})
         return prog
+
+    @staticmethod
+    def _append_renamed(block, op, names: dict[str, str]) -> None:
+        """A copy of `op` in `block`, its vars renamed by `names` (others keep theirs)."""
+        block.append_op(op.type,
+                        inputs={k: [names.get(n, n) for n in v] for k, v in op.desc.inputs.items()},
+                        outputs={k: [names.get(n, n) for n in v]
+                                 for k, v in op.desc.outputs.items()},
+                        attrs=dict(op.desc.attrs))
+
+    def _lr_block(self, prog: Program, origin) -> int:
+        """The learning-rate schedule's block (Paddle's lr_decay_block): the trainer's LR ops,
+        which the server runs once a round before its optimize blocks; its step counter is
+        persistable (initialized, and loaded from a checkpoint, like the trainer's)."""
+        gb = prog.global_block()
+        sub = prog._create_block(0)
+        for op in self._lr_ops:
+            for n in op.desc.input_arg_names + op.desc.output_arg_names:
+                v = origin.var(n)
+                var = gb.create_var(name=n, shape=v.shape, dtype=v.dtype,
+                                    persistable=v.persistable)
+                if v.persistable:
+                    var.slice_of = (n, None)
+            self._append_renamed(sub, op, {})
+        prog._rollback()
+        return sub.idx
+
+    @staticmethod
+    def _declare_temps(gb, origin, op, b: _Block, names: dict[str, str]) -> dict[str, str]:
+        """`names` plus the temporaries of a regularization op on block `b`: cut to the
+        block's rows where they have the parameter's shape."""
+        names = dict(names)
+        for n in op.desc.input_arg_names + op.desc.output_arg_names:
+            if n not in names:
+                v = origin.var(n)
+                cut = tuple(v.shape) == tuple(b.param.shape)
+                names[n] = n + b.suffix if cut else n
+                gb.create_var(name=names[n], shape=b.shape if cut else v.shape, dtype=v.dtype)
+        return names
 
     def _declare(self, gb, origin, op, b: _Block) -> dict[str, str]:
         """Declare in the pserver program the vars of `op` updating block `b`: the block of
@@ -419,17 +531,27 @@ class DistributeTranspiler:
         gb.create_var(name=b.name, shape=b.shape, dtype=param.dtype,
                       persistable=True).slice_of = (param.name, rows)
         gb.create_var(name=b.grad_name, shape=b.shape, dtype=param.dtype)
-        updated = set(op.desc.output_arg_names)
-        for n in op.desc.input_arg_names + op.desc.output_arg_names:
-            if n in names:
-                continue
+        for n, (name, cut) in self._state_names(origin, op, b).items():
             v = origin.var(n)
-            cut = tuple(v.shape) == tuple(param.shape)
-            name = n + b.suffix if cut or n in updated else n
             names[n] = name
             gb.create_var(name=name, shape=b.shape if cut else v.shape, dtype=v.dtype,
                           persistable=v.persistable).slice_of = (n, rows if cut else None)
         return names
+
+    @staticmethod
+    def _state_names(origin, op, b: _Block) -> dict[str, tuple[str, bool]]:
+        """The other vars of `op` as the server holding block `b` names them: origin name ->
+        (name there, whether it is cut into the block's rows as the parameter is). State of
+        the parameter's shape is cut; other state the op writes is a copy per block; read-only
+        inputs (the learning rate) keep their names."""
+        updated = set(op.desc.output_arg_names)
+        out = {}
+        for n in op.desc.input_arg_names + op.desc.output_arg_names:
+            if n in (b.param.name, b.grad) or n in out:
+                continue
+            cut = tuple(origin.var(n).shape) == tuple(b.param.shape)
+            out[n] = (n + b.suffix if cut or n in updated else n, cut)
+        return out
 
     def get_pserver_programs(self, endpoint: str) -> tuple[Program, Program]:
         """(pserver program, its startup program) of the server at `endpoint`."""

@@ -11,8 +11,9 @@ import numpy as np
 
 from ..frontend.framework import Program, program_guard
 from ..passes.backward import gradients as static_gradients
-from .runner import PROGRAMS, op_key
-from ..frontend.ops import OpDesc
+from .runner import PROGRAMS
+from ..frontend import unique_name
+from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import EMPTY_VAR
 
 _enabled = [True]
@@ -88,23 +89,33 @@ class _Tape:
         self.arrays: dict[str, np.ndarray] = {}
         self.leaves: dict[str, list] = {}  # leaf name -> the tensors that held the array
         self.stop: dict[str, bool] = {}
+        self.makers: dict[str, object] = {}  # array name -> the node that made it
         self.ops = []
+        self.structure = []  # per node: its ops' keys and the names of the arrays they read, wrote
         for node in nodes:
-            ins = {}
-            for slot, vs in node.desc.inputs.items():
-                ins[slot] = []
-                for v in vs:
-                    c = self.name(node.ins[v])
-                    t, parent = node.parents[v]
-                    if parent is None:
-                        self.leaves.setdefault(c, [])
-                        if all(t is not u for u in self.leaves[c]):
-                            self.leaves[c].append(t)
-                        self.stop[c] = t.stop_gradient or id(t) in stopped
-                    ins[slot].append(c)
-            outs = {s: [EMPTY_VAR if v == EMPTY_VAR else self.name(node.outs[v]) for v in vs]
-                    for s, vs in node.desc.outputs.items()}
-            self.ops.append(OpDesc(node.desc.type, ins, outs, node.desc.attrs))
+            used = []
+            # a to_static call is one node of many ops (dygraph/jit.py): its vars other than
+            # its inputs have no parent entry (the node made them)
+            for desc in node.desc if isinstance(node.desc, list) else (node.desc,):
+                ins = {}
+                for slot, vs in desc.inputs.items():
+                    ins[slot] = []
+                    for v in vs:
+                        c = self.name(node.ins[v])
+                        t, parent = node.parents.get(v, (None, node))
+                        if parent is None:
+                            self.leaves.setdefault(c, [])
+                            if all(t is not u for u in self.leaves[c]):
+                                self.leaves[c].append(t)
+                            self.stop[c] = t.stop_gradient or id(t) in stopped
+                        ins[slot].append(c)
+                outs = {s: [EMPTY_VAR if v == EMPTY_VAR else self.name(node.outs[v]) for v in vs]
+                        for s, vs in desc.outputs.items()}
+                self.makers.update((c, node) for vs in outs.values() for c in vs)
+                self.ops.append(OpDesc(desc.type, ins, outs, desc.attrs))
+                used += [c for vs in ins.values() for c in vs] + [None]
+                used += [c for vs in outs.values() for c in vs] + [None]
+            self.structure.append((node.keys(), tuple(used)))
 
     def name(self, array: np.ndarray) -> str:
         c = self.names.get(id(array))
@@ -114,7 +125,7 @@ class _Tape:
         return c
 
     def key(self, targets, seeds, wanted) -> tuple:
-        return (tuple(op_key(op) for op in self.ops),
+        return ("backward", tuple(self.structure),
                 tuple((c, a.shape, a.dtype.str, self.stop.get(c)) for c, a in self.arrays.items()),
                 tuple(targets), tuple(s is not None for s in seeds), tuple(wanted))
 
@@ -148,9 +159,75 @@ class _Tape:
         return program, fetched
 
 
-def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=()):
-    """(tape, wanted names, grad arrays): the grads of the targets w.r.t. `inputs` (tensors;
-    None: every leaf that needs one)."""
+def _replay(program, tape, seeds: list) -> dict:
+    """create_graph: the backward program's ops run eagerly, one by one, so that they are
+    recorded on the tape like any op, over tensors holding the forward arrays (the leaves
+    themselves; for an array an op made, a tensor behind that op's node) and the seeds (a
+    grad_outputs tensor as given); var name -> tensor after the run."""
+    from .tensor import Tensor
+    from .tracer import EAGER_PROGRAM
+    block = EAGER_PROGRAM.global_block()
+    env: dict = {}
+    for name, array in tape.arrays.items():
+        leaves = tape.leaves.get(name)
+        if leaves:
+            env[name] = leaves[0]
+        else:
+            t = env[name] = block.add(Tensor(block, unique_name.generate("double_grad_in")))
+            t._value, t._node, t._stop_gradient = array, tape.makers[name], False
+    for i, seed in enumerate(seeds):
+        env[f"seed{i}"] = seed
+    for op in program.global_block().ops:
+        _replay_op(block, op.desc, env)
+    return env
+
+
+def _replay_op(block, desc: OpDesc, env: dict) -> None:
+    """Append one op of a backward program to the eager block; a composite one without a grad
+    of its own that a gradient must flow through is appended as its lowered ops."""
+    opdef = get_op_def(desc.type)
+    ins = {s: [env[n] for n in vs if n != EMPTY_VAR] for s, vs in desc.inputs.items()}
+    if opdef.grad is None and any(not t.stop_gradient for vs in ins.values() for t in vs):
+        if opdef.lower is None:
+            raise NotImplementedError(
+                f"paddle.grad(create_graph=True) differentiates the backward op "
+                f"'{desc.type}', which has no gradient in fluidc (double gradients are "
+                f"defined for elementwise add/sub/mul, matmul_v2, reduce_sum, relu, tanh, "
+                f"sigmoid, exp, log, square and the ops that lower into differentiable "
+                f"ones); build this part without create_graph")
+        attrs = opdef.complete_attrs(desc.attrs)
+        infos = {n: VarInfo(tuple(env[n].shape), env[n].dtype) for n in desc.input_arg_names}
+        inferred = opdef.infer({s: [VarInfo(tuple(t.shape), t.dtype) for t in vs]
+                                for s, vs in ins.items()}, attrs)
+        for slot, names in desc.outputs.items():
+            infos.update(zip(names, inferred.get(slot, [])))
+
+        def new_var(info):
+            name = unique_name.generate("double_grad_tmp")
+            infos[name] = info
+            return name
+        for sub in opdef.lower(OpDesc(desc.type, desc.inputs, desc.outputs, attrs), infos,
+                               new_var):
+            _replay_op(block, sub, env)
+        return
+    outs = {}
+    for slot, names in desc.outputs.items():
+        outs[slot] = []
+        for n in names:
+            if n == EMPTY_VAR:
+                outs[slot].append(n)
+                continue
+            env[n] = block.create_var(name=unique_name.generate("double_grad"))
+            outs[slot].append(env[n])
+    block.append_op(desc.type, ins, outs, dict(desc.attrs))
+
+
+def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
+         create_graph=False):
+    """(tape, wanted names, grads): the grads of the targets w.r.t. `inputs` (tensors; None:
+    every leaf that needs one), as arrays, or with create_graph as tensors made by recorded
+    ops (so differentiable again)."""
+    from .tensor import Tensor, new_tensor
     for t in targets:
         if t._node is None:
             raise RuntimeError(f"tensor '{t.name}' was made by no recorded op (its "
@@ -171,11 +248,15 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=()):
     if asked:
         key = tape.key(names, seeds, asked)
         program, fetches = PROGRAMS.get(key, lambda: tape.build(names, seeds, asked))
-        feed = {n: tape.arrays[n] if n in tape.arrays else seeds[int(n[4:])]
-                for n in program.eager_feeds}
-        values = PROGRAMS.execute(program, feed, fetches)
-        grads = {w: None if i is None else np.asarray(values[i])
-                 for w, i in zip(asked, program.eager_grads)}
+        if create_graph:
+            env = _replay(program, tape, [g if isinstance(g, Tensor) or g is None else
+                                          new_tensor(s) for g, s in zip(grad_tensors, seeds)])
+            values = [env[n] for n in fetches]
+        else:
+            feed = {n: tape.arrays[n] if n in tape.arrays else seeds[int(n[4:])]
+                    for n in program.eager_feeds}
+            values = [np.asarray(v) for v in PROGRAMS.execute(program, feed, fetches)]
+        grads = {w: None if i is None else values[i] for w, i in zip(asked, program.eager_grads)}
     if not retain_graph:
         for node in nodes:
             node.desc = node.ins = node.outs = node.parents = None
@@ -184,14 +265,14 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=()):
 
 def backward(targets, grad_tensors, retain_graph: bool = False) -> None:
     """Tensor.backward / paddle.autograd.backward: accumulate into the leaves' .grad."""
-    from .tensor import new_tensor
+    from .tensor import accumulate, new_tensor
     tape, wanted, grads = _run(targets, grad_tensors, None, retain_graph)
     for c in wanted:
         g = grads.get(c)
         if g is None:
             continue
         for t in tape.leaves[c]:
-            t._grad = new_tensor(g if t._grad is None else t._grad.value() + g)
+            t._grad = new_tensor(accumulate(t._grad, g))
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -199,10 +280,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """paddle.grad: the gradients of outputs w.r.t. inputs, as new tensors (no .grad
     accumulation); an input the outputs do not depend on is an error unless allow_unused."""
     from .tensor import Tensor, new_tensor
-    if create_graph:
-        raise NotImplementedError("paddle.grad(create_graph=True) (higher-order eager "
-                                  "gradients) is not supported by fluidc's dygraph mode; "
-                                  "build the program statically for double gradients")
     single = isinstance(inputs, Tensor)
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if single else list(inputs)
@@ -211,7 +288,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if len(grad_outputs) != len(outputs):
         raise ValueError("The length of grad_outputs must be equal to outputs")
     stopped = [no_grad_vars] if isinstance(no_grad_vars, Tensor) else list(no_grad_vars or ())
-    _, wanted, grads = _run(outputs, grad_outputs, inputs, bool(retain_graph), stopped)
+    retain = create_graph if retain_graph is None else bool(retain_graph)  # Paddle's default
+    _, wanted, grads = _run(outputs, grad_outputs, inputs, retain, stopped, create_graph)
     out = []
     for i, (t, w) in enumerate(zip(inputs, wanted)):
         g = grads.get(w) if w is not None else None
@@ -219,5 +297,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise ValueError(f"The {i}-th input ('{t.name}') does not appear in the backward "
                              f"graph. Please check the input tensor or set allow_unused=True "
                              f"to get None result.")
-        out.append(None if g is None else new_tensor(g))
+        out.append(g if g is None or create_graph else new_tensor(g))
     return out

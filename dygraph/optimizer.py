@@ -11,10 +11,11 @@ import numpy as np
 from ..frontend import unique_name
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Program, program_guard
+from ..frontend.lazy_import import torch
 from ..frontend.ops import grad_name
 from ..runtime.executor import Executor
 from ..runtime.scope import Scope
-from .tensor import new_tensor
+from .tensor import Tensor, new_tensor
 
 LR_KEY = "LR_Scheduler"
 
@@ -28,6 +29,7 @@ class _Eager:
         self.shadows: dict[tuple, tuple[Program, list[str]]] = {}
         self.accumulators: dict[str, dict[str, str]] = {}  # kind -> parameter -> var name
         self.loaded: dict[str, np.ndarray] = {}
+        self.synced: dict[str, np.ndarray] = {}  # parameter -> the value its scope copy holds
 
 
 def _state(opt) -> _Eager:
@@ -64,6 +66,7 @@ def _shadow(opt, state: _Eager, params: list) -> tuple[Program, list[str]]:
             pairs.append((sp, g))
         opt._dtype = params[0].dtype
         opt.apply_gradients(pairs)
+    made = {v.name for per in opt._accumulators.values() for v in per.values()}
     for kind, per in opt._accumulators.items():
         state.accumulators.setdefault(kind, {}).update({p: v.name for p, v in per.items()})
     opt._accumulators, opt._lr_vars = saved
@@ -71,6 +74,11 @@ def _shadow(opt, state: _Eager, params: list) -> tuple[Program, list[str]]:
     state.executor.run(startup, scope=fresh)
     for name in [v.name for v in startup.global_block().vars.values()]:
         if state.scope.find_var(name) is None:
+            if state.loaded and name in made and name not in state.loaded:
+                # Paddle's check too: a state dict of other parameters' names (a model built
+                # in another unique_name scope) must not leave the update starting afresh
+                raise AssertionError(f"Optimizer set error, {name} should in state dict: the "
+                                     f"loaded optimizer state holds {sorted(state.loaded)[:4]}")
             value = state.loaded.pop(name, None)
             src = fresh.find_var(name).get_tensor().numpy() if value is None else value
             state.scope.var(name).get_tensor().set(np.array(src, copy=True))
@@ -86,11 +94,29 @@ def step(opt) -> None:
         return
     main, names = _shadow(opt, state, params)
     for p in params:
-        state.scope.var(p.name).get_tensor().set(p.value())
+        _sync(state, p)
     state.executor.run(main, feed={grad_name(p.name): p.grad.value() for p in params},
                        scope=state.scope)
     for p in params:
         p._set_array(np.array(state.scope.find_var(p.name).get_tensor().numpy(), copy=True))
+        state.synced[p.name] = p._value
+
+
+def _sync(state: _Eager, p) -> None:
+    """The scope's copy of parameter p made its value: nothing to do when it holds the value
+    the last step gave p (p unchanged since), else copied in place (the plan stays bound to
+    the scope's tensor) or, at a new shape or dtype, replaced."""
+    value = p.value()
+    if state.synced.get(p.name) is value:
+        return
+    tensor = state.scope.var(p.name).get_tensor()
+    src = torch.from_numpy(np.ascontiguousarray(value))
+    if tensor._is_initialized() and tensor.tensor.shape == src.shape and \
+            tensor.tensor.dtype == src.dtype:
+        tensor.tensor.copy_(src)
+    else:
+        tensor.set(value)
+    state.synced[p.name] = value
 
 
 def clear_grad(opt, set_to_zero: bool = True) -> None:
@@ -136,8 +162,22 @@ def set_state_dict(opt, state_dict: dict) -> None:
             var.get_tensor().set(array)
 
 
+def _eager_minimize(static_minimize):
+    """minimize(loss) for an eager loss, as Paddle's dygraph one: the gradients loss.backward()
+    left are applied (step); returns ([], params_grads). A static loss: the static minimize."""
+    def minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None,
+                 parameter_list=None):
+        if not isinstance(loss, Tensor):
+            return static_minimize(opt, loss, startup_program, parameters, no_grad_set,
+                                   parameter_list)
+        step(opt)
+        return [], [(p, p.grad) for p in _parameters(opt) if p.grad is not None]
+    return minimize
+
+
 def bind(optimizer_class) -> None:
     """Give the optimizers their dygraph methods (passes/ may not import this package)."""
+    optimizer_class.minimize = _eager_minimize(optimizer_class.minimize)
     optimizer_class.step = step
     optimizer_class.clear_grad = clear_grad
     optimizer_class.clear_gradients = clear_grad

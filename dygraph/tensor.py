@@ -106,6 +106,11 @@ class Tensor(Variable):
                             f"{dtype_name(self.dtype)}")
         return int(self.item())
 
+    def __setitem__(self, index, value) -> None:
+        """x[index] = value (set_value: dygraph/indexing.py)."""
+        from .indexing import setitem
+        setitem(self, index, value)
+
     def __bool__(self) -> bool:
         return bool(self.item())
 
@@ -141,7 +146,9 @@ class Tensor(Variable):
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Zero the gradient (set_to_zero=False: drop it), as Paddle's clear_grad."""
         if self._grad is not None and set_to_zero:
-            self._grad = new_tensor(np.zeros_like(self._grad.value()))
+            g = self._grad.value()
+            self._grad = new_tensor(np.zeros((), g.dtype))
+            self._grad._value = np.broadcast_to(self._grad._value, g.shape)  # no memory
         else:
             self._grad = None
 
@@ -191,6 +198,15 @@ def new_tensor(array: np.ndarray, stop_gradient: bool = True, name: str | None =
                          stop_gradient=stop_gradient))
     t._value = np.ascontiguousarray(array)
     return t
+
+
+def accumulate(grad: "Tensor | None", g: np.ndarray) -> np.ndarray:
+    """grad's value plus g: g itself when grad is None or holds one zero for every element
+    (a cleared grad, a broadcast: clear_grad)."""
+    if grad is None:
+        return g
+    a = grad.value()
+    return g if not any(a.strides) and a.size and a.flat[0] == 0 else a + g
 
 
 def as_tensor(value, dtype=None) -> Tensor:

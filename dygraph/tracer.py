@@ -1,8 +1,9 @@
 """The eager program: layers append ops to its block as to any block, and each op runs at
-once (runner.run_op: the op's registered definition, compiled per signature) instead of being
-kept. Ops that a gradient may flow through are recorded as tape nodes (autograd.py)."""
+once (runner.Prepared: the op's registered definition, compiled per signature) instead of
+being kept. Ops that a gradient may flow through are recorded as tape nodes (autograd.py)."""
 from __future__ import annotations
 
+import functools
 import itertools
 import weakref
 
@@ -14,21 +15,43 @@ from ..frontend.layers.helper import ArgumentTypeError
 from ..frontend.layers.tensor import _ASSIGN_VALUE_KEYS
 from ..frontend.ops import get_op_def
 from . import autograd
-from .runner import run_op
+from .runner import PROGRAMS, Prepared, op_key, prepare, signature
 from .tensor import EagerParamBase, Tensor, new_tensor
 
 _order = itertools.count()
 
 
 class Node:
-    """One recorded op: its desc, the arrays it read and wrote (by var name), and for each
-    input the tensor and the node that made that array (None for a leaf)."""
+    """One recorded op: its desc (a to_static call's node: a list of them), the arrays it
+    read and wrote (by var name), for each input the tensor and the node that made that array
+    (None for a leaf), and the key of its ops (runner.op_key), made when first asked for."""
 
-    __slots__ = ("seq", "desc", "ins", "outs", "parents")
+    __slots__ = ("seq", "desc", "ins", "outs", "parents", "key")
 
-    def __init__(self, desc, ins, outs, parents) -> None:
+    def __init__(self, desc, ins, outs, parents, key: tuple | None = None) -> None:
         self.seq = next(_order)
         self.desc, self.ins, self.outs, self.parents = desc, ins, outs, parents
+        self.key = key
+
+    def keys(self) -> tuple:
+        if self.key is None:
+            self.key = tuple(op_key(d) for d in
+                             (self.desc if isinstance(self.desc, list) else [self.desc]))
+        return self.key
+
+
+class RanOp(Operator):
+    """What append_op returns for a call it ran by its signature: the Operator, its desc
+    (with the call's var names) made only if asked for."""
+
+    def __init__(self, block, entry, ins: list, outs: list) -> None:
+        self.block = block
+        self._call = (entry, ins, outs)
+
+    @functools.cached_property
+    def desc(self):
+        entry, ins, outs = self._call
+        return entry.named(ins, outs)
 
 
 class EagerBlock(Block):
@@ -58,30 +81,69 @@ class EagerBlock(Block):
         return tensor
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None, **_) -> Operator:
-        op = self._make_op(type, inputs, outputs, attrs)
-        desc = op.desc
-        opdef = get_op_def(desc.type)
-        if opdef.kind in ("control", "array"):
-            raise OpError(f"op '{desc.type}' (control flow, tensor arrays) does not run in "
-                          f"dygraph mode; build it in a static program (paddle.enable_static())")
-        tensors = {n: self.var(n) for n in desc.input_arg_names}
-        missing = [n for n, t in tensors.items() if t._value is None]
-        if missing:
-            raise FluidcError(f"op '{desc.type}' reads tensor '{missing[0]}', which holds no "
-                              f"value")
-        values = {n: t._value for n, t in tensors.items()}
-        results = run_op(desc, values)
-        record = (autograd.grad_enabled() and opdef.grad is not None
-                  and any(not t.stop_gradient for t in tensors.values()))
-        node = Node(desc, values, results, {n: (t, t._node) for n, t in tensors.items()}) \
-            if record else None
-        for name, value in results.items():
-            t = self.var(name)
+        """Run the op now. A call whose signature ran before skips the op's checks and shape
+        inference (runner.signature); any other is checked and inferred as in a static
+        block, and its entry kept under its signature."""
+        called = signature(type, inputs, outputs, attrs, Tensor)
+        entry = PROGRAMS.find(called[0]) if called is not None else None
+        if entry is not None:
+            ins, outs = called[1], called[2]
+            op = RanOp(self, entry, ins, outs)
+        else:
+            op = self._make_op(type, inputs, outputs, attrs)
+            if get_op_def(type).kind in ("control", "array"):
+                raise OpError(f"op '{type}' (control flow, tensor arrays) does not run in "
+                              f"dygraph mode; build it in a static program "
+                              f"(paddle.enable_static())")
+            in_names, out_names = Prepared.order(op.desc)
+            given = self._given(type, inputs, outputs)
+            ins = [given[n] if n in given else self.var(n) for n in in_names]
+            outs = [given[n] if n in given else self.var(n) for n in out_names]
+            missing = [t.name for t in ins if t._value is None]
+            if missing:
+                raise FluidcError(f"op '{type}' reads tensor '{missing[0]}', which holds no "
+                                  f"value")
+            entry = prepare(op.desc, [t._value for t in ins])
+            if called is not None:
+                PROGRAMS.put(called[0], entry)
+        self._run(entry, ins, outs)
+        return op
+
+    @staticmethod
+    def _given(op_type: str, inputs, outputs) -> dict:
+        """The tensors a call names, by name: an op reads and writes these objects, not
+        whatever tensor its names resolve to in the block (two layers built under one
+        unique_name.guard hold parameters of equal names). Two different tensors of one name
+        in one call cannot be told apart in the op's desc: an error."""
+        given: dict = {}
+        for slots in (inputs, outputs):
+            for v in (slots or {}).values():
+                for t in (v if isinstance(v, (list, tuple)) else (v,)):
+                    if not isinstance(t, Tensor):
+                        continue
+                    if given.setdefault(t.name, t) is not t:
+                        raise FluidcError(f"op '{op_type}' is given two different tensors "
+                                          f"named '{t.name}'; rename one of them")
+        return given
+
+    @staticmethod
+    def _run(entry: Prepared, ins: list, outs: list) -> None:
+        """Run the entry on the input tensors' values into the output tensors, recording a
+        tape node when a gradient may flow through."""
+        values = [t._value for t in ins]
+        results = entry.run(values)
+        node = None
+        if entry.grad and autograd.grad_enabled() and \
+                any(not t.stop_gradient for t in ins):
+            node = Node(entry.desc, dict(zip(entry.feeds, values)),
+                        dict(zip(entry.fetches, results)),
+                        {c: (t, t._node) for c, t in zip(entry.feeds, ins)}, (entry.key,))
+        for t, value in zip(outs, results):
             t._value = value
+            t._made = True
             if not t.persistable:  # parameters and buffers stay leaves
                 t._node = node
                 t._stop_gradient = node is None
-        return op
 
     def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None) -> Operator:
         raise FluidcError(f"op '{type}' cannot be inserted before ops that already ran "

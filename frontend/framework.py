@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import itertools
+import sys
 from collections import OrderedDict
 from typing import Any, Iterator
 
@@ -90,6 +91,35 @@ class Variable:
 
     # Operators (x + y, x @ w) and tensor methods (x.reshape) are installed by
     # layers.math_op_patch.monkey_patch_variable(), as Paddle patches its Variable.
+
+    # Python values of a static var: truthy (Python's default) and no float/int, except that
+    # user code tracing a paddle.jit.to_static forward gets its program's error naming the line.
+    def __bool__(self) -> bool:
+        return self._python_value("bool", sys._getframe(1))
+
+    def __float__(self) -> float:
+        return self._python_value("float", sys._getframe(1))
+
+    def __int__(self) -> int:
+        return self._python_value("int", sys._getframe(1))
+
+    def __iter__(self):
+        """Its rows self[0], self[1], ... for a known first dim; an unknown one (-1) has no
+        Python length, so the loop is refused instead of running forever."""
+        if not self.shape:
+            raise TypeError(f"iteration over a 0-D tensor '{self.name}'")
+        if self.shape[0] < 0:
+            self._python_value("iter", sys._getframe(1))
+        return (self[i] for i in range(self.shape[0]))
+
+    def _python_value(self, what: str, caller):
+        refuse = getattr(self.block.program, "refuse_python_value", None)
+        if refuse is not None:
+            refuse(self, what, caller)
+        if what == "bool":
+            return True
+        raise TypeError(f"{what}() of static var '{self.name}': its value exists only when the "
+                        f"program runs (fetch it with Executor.run)")
 
 
 class VarDesc:
@@ -612,6 +642,18 @@ def static_input(block: "Block", value):
         return value
     found = block._find_var_recursive(value.name)
     return found if found is not None else _capture(block.program.global_block(), value)
+
+
+@contextlib.contextmanager
+def capture_guard(capture) -> Iterator[None]:
+    """Inside, an eager tensor read by a static op becomes `capture(block, tensor)` (a traced
+    to_static program's input) instead of a constant of its value."""
+    global _capture
+    old, _capture = _capture, capture
+    try:
+        yield
+    finally:
+        _capture = old
 
 
 def switch_main_program(program: Program) -> Program:

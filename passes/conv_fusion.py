@@ -20,14 +20,16 @@ keep_pool_indices (training): a max pool whose grad is in the plan keeps its arg
 for it (pool2d_argmax / pool2d_argmax_grad), so the grad does not pool X again.
 
 generated_pool: which pools the C backend generates (PoolKernel, codegen/c_pool.py) rather
-than calling torch's.
+than calling torch's; generated_conv: which conv2d_fused (ConvKernel, codegen/c_conv.py).
 """
 from __future__ import annotations
+
+import math
 
 from ..frontend.dtypes import VarType
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.conv import native_max_pool
-from .fuse import POOLS
+from .fuse import CONVS as CONVS_FUSED, POOLS
 
 CONVS = ("conv2d", "depthwise_conv2d")
 FLOATS = (VarType.FP32, VarType.FP64)
@@ -167,6 +169,25 @@ def generated_pool(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
     torch's (docs/architecture.md, "Fusion beyond pointwise chains")."""
     return op.type in POOLS and infos[op.input("X")[0]].dtype in FLOATS \
         and op.attrs.get("pooling_type") in ("max", "avg")
+
+
+# -- generated convolutions ---------------------------------------------------------------------
+# Input cells per output at most this (C * KH * KW): below it oneDNN's convolution is far from
+# the machine's peak (few multiply-adds per loaded value) and a direct kernel, which also reads
+# an NCHW Input through the transpose before it, was measured faster (docs/architecture.md).
+SMALL_CONV_CELLS = 32
+SMALL_CONV_OUT = 256  # output channels at most (the kernel's packed W sits on the stack)
+
+
+def generated_conv(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
+    """Whether the C backend computes this conv2d_fused as generated code (a ConvKernel): one
+    group, float32 or float64, at most SMALL_CONV_CELLS input cells per output and
+    SMALL_CONV_OUT output channels."""
+    if op.type not in CONVS_FUSED or int(op.attrs.get("groups") or 1) != 1:
+        return False
+    w = infos[op.input("Filter")[0]]
+    return infos[op.input("Input")[0]].dtype in FLOATS and w.dtype in FLOATS \
+        and math.prod(w.shape[1:]) <= SMALL_CONV_CELLS and w.shape[0] <= SMALL_CONV_OUT
 
 
 # -- max pool indices kept for the grad ----------------------------------------------------------

@@ -98,6 +98,30 @@ class PoolKernel(Fused):
         return self.ops[-1].output("Out")[0]
 
 
+CONVS = ("conv2d_fused",)  # the ops a ConvKernel computes
+
+
+@dataclass
+class ConvKernel(Fused):
+    """A conv2d_fused computed by generated code (a direct convolution with its bias and
+    activation), `ops[-1]`, optionally after the transpose2 that made its Input, `ops[0]`,
+    folded into its loads (it reads the transpose's X with permuted strides: the start of a
+    channels-last chain). The transposed Input is then never stored."""
+
+    @property
+    def conv(self) -> OpDesc:
+        return self.ops[-1]
+
+    @property
+    def transpose(self) -> OpDesc | None:
+        return self.ops[0] if len(self.ops) > 1 else None
+
+    @property
+    def source(self) -> str:
+        """The var the kernel reads as its Input."""
+        return self.ops[0].input("X" if self.transpose is not None else "Input")[0]
+
+
 @dataclass
 class Concurrent:
     """Pointwise kernels that touch no common var but what they only read: they may run at
@@ -110,7 +134,7 @@ class Concurrent:
         return [op for k in self.parts for op in k.ops]
 
 
-Step = Kernel | MatmulKernel | PoolKernel | Extern | Concurrent
+Step = Kernel | MatmulKernel | PoolKernel | ConvKernel | Extern | Concurrent
 
 
 def flat_steps(steps: list[Step]) -> list[tuple[int | None, "Fused | Extern"]]:
@@ -391,10 +415,13 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str],
                 fuse: bool = True, reduce_prologue: bool = True,
                 row_fusion: bool = True, storage: dict[str, str] | None = None,
-                products: set[str] = frozenset(), pools: set[str] = frozenset()) -> list[Step]:
+                products: set[str] = frozenset(), pools: set[str] = frozenset(),
+                convs: set[str] = frozenset()) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names.
     The pool2d ops writing a var in `pools` are generated (PoolKernel), each with the
-    transpose2 right after it folded in when that alone reads its result."""
+    transpose2 right after it folded in when that alone reads its result; the conv2d_fused ops
+    writing a var in `convs` likewise (ConvKernel), with the transpose2 right before it folded
+    in when the conv alone reads its result."""
     values = [value_inputs(op, infos) for op in ops]  # shape-only inputs left out
     groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values,
                        pools)
@@ -424,6 +451,19 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             steps.append(PoolKernel(ops_, tuple(infos[y].shape), g.input("X"),
                                     ops_[-1].output("Out") + g.outputs.get("Indices", []),
                                     split="a generated pool"))
+            continue
+        if isinstance(g, OpDesc) and g.type in CONVS and g.output("Output")[0] in convs:
+            prev = steps[-1].op if steps and isinstance(steps[-1], Extern) else None
+            x = g.input("Input")[0]
+            fold = prev is not None and prev.type == "transpose2" and prev.output("Out") == [x] \
+                and x not in live_out and x not in later and not prev.outputs.get("XShape")
+            if fold:
+                steps.pop()
+            ops_ = [prev, g] if fold else [g]
+            steps.append(ConvKernel(ops_, tuple(infos[g.output("Output")[0]].shape),
+                                    (prev.input("X") if fold else [x]) + g.input("Filter")
+                                    + g.inputs.get("Bias", []), g.output("Output"),
+                                    split="a generated convolution"))
             continue
         if not isinstance(g, _Group):
             steps.append(Extern(g))

@@ -5,12 +5,14 @@ an output of the kernel's whole shape may take the storage of an input of that s
 touch, in the scheduler graph, is this kernel. Nothing is renamed: the output stays a var of
 its own (the kernel's values stay one per name) that lives in the donor's storage, and codegen
 gives the kernel one pointer for that storage, read and written, never two restrict ones.
-Matmul kernels read their operands whole before storing, so they take no donors.
+Matmul kernels read their product's operands (X and W) whole, so those give no storage; their
+epilogue reads its other operands element by element before storing the same element, as a
+pointwise kernel does, so those may (a residual add's input, a grad summed into the product).
 """
 from __future__ import annotations
 
 from ..frontend.ops import VarInfo
-from .fuse import Kernel, Step
+from .fuse import Kernel, MatmulKernel, Step
 from .scheduler import SchedulerGraph
 
 
@@ -28,9 +30,11 @@ def write_in_place(steps: list[Step], infos: dict[str, VarInfo], graph: Schedule
 
     fixed = graph.live_in | graph.live_out
     for k, step in enumerate(steps):
-        if type(step) is not Kernel:
+        if type(step) is not Kernel and type(step) is not MatmulKernel:
             continue
         taken: set[str] = {storage(n) for n in step.outputs}
+        if type(step) is MatmulKernel:  # X and W are read whole
+            taken |= {storage(n) for n in step.matmul.input_arg_names}
         for o in step.outputs:
             if o in keep or storage(o) in fixed or graph.vars_on(o) != [o] \
                     or tuple(infos[o].shape) != tuple(step.shape):

@@ -13,6 +13,8 @@ import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo
+from ..frontend.ops.registry import EMPTY_VAR
+from .conv_fusion import _op
 
 
 @dataclass(frozen=True)
@@ -66,10 +68,35 @@ def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
 
 
 def generated_product(op: OpDesc, infos: dict[str, VarInfo], written: set[str]) -> bool:
-    """Whether the C backend computes `op` itself: gemm_layout takes it and its W is not
-    written by the program (training). Where the optimizer rewrites W every step, the
-    library's product measured faster (MLP step at batch 256: 7.6 vs 8.3 ms): W then sits
-    in the cache of whichever core updated it, split by rows, while the kernel's threads
-    each read a block of columns of every row."""
+    """Whether the C backend computes `op` itself: gemm_layout takes it and its W is not in
+    `written`. lower_program passes the vars the program writes (training's weights) unless
+    asked to generate those products too (`written_products`): a product kernel has no tier-0
+    form, so the executor generates them only where the plan would not run on tier 0 anyway
+    (runtime/tiered.py `lower_products`)."""
     layout = gemm_layout(op, infos)
     return layout is not None and layout.w not in written
+
+
+def split_mul_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
+    """mul_grad's dX = dOut @ Y^T as a matmul_v2 of its own (trans_y: only other strides of
+    Y), before the mul_grad left with dY alone, where dOut and dX are the product's shapes as
+    they are (X has one dim past x_num_col_dims): the product is then a generated one where
+    generated_product says so, with the grad ops after it as its epilogue. MKL's product of
+    that shape measured 11-16 ms for the bench transformer's FFN grads ([1024, 1024] @
+    [1024, 256]^T) on this machine's AMD cores, the generated one 1.5 ms. dY (a transposed X,
+    which the generated kernel does not take) stays one torch product: a transpose2 copy of X
+    for a generated dY measured 0.89x the step but a bigger arena peak (docs/architecture.md)."""
+    out: list[OpDesc] = []
+    for op in ops:
+        dx = op.outputs.get("X@GRAD", [EMPTY_VAR])[0] if op.type == "mul_grad" else EMPTY_VAR
+        x = op.input("X")[0] if dx != EMPTY_VAR else None
+        if x is None or x not in infos or dx not in infos or op.attr("y_num_col_dims") != 1 \
+                or len(infos[x].shape) != op.attr("x_num_col_dims") + 1:
+            out.append(op)
+            continue
+        out.append(_op("matmul_v2", {"X": op.input("Out@GRAD"), "Y": op.input("Y")},
+                       {"Out": [dx]}, {"trans_y": True}))
+        rest = {k: v for k, v in op.outputs.items() if k != "X@GRAD"}
+        if any(n != EMPTY_VAR for v in rest.values() for n in v):
+            out.append(OpDesc(op.type, dict(op.inputs), rest, dict(op.attrs)))
+    return out

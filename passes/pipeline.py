@@ -16,11 +16,12 @@ from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, run_concurrently
 from .constant_fold import fold_constants
 from .control_flow import attach_blocks, has_sub_blocks
-from .conv_fusion import channels_last, fuse_conv_epilogues, generated_pool, keep_pool_indices
+from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_conv, generated_pool,
+                          keep_pool_indices)
 from .cross_entropy import expand_cross_entropy
 from .dropout import split_dropout
 from .epilogue import fuse_matmul_bias
-from .matmul import generated_product
+from .matmul import generated_product, split_mul_grads
 from .index_checks import index_checks, insert_index_checks
 from .inplace import write_in_place
 from .lower import lower_ops
@@ -67,6 +68,9 @@ class LoweredProgram:
     lods: dict[str, tuple] = field(default_factory=dict)  # var -> LoD this run (offset levels)
     reuse: bool = True  # whether storages with disjoint live ranges share arena bytes
     pinned: set[str] = field(default_factory=set)  # storages that keep bytes of their own
+    # Whether the program has products over weights it writes that the C backend can generate
+    # (it does with written_products on: tiered.lower_products).
+    trained_products: bool = False
 
     def storage(self, var: str) -> str:
         """The var whose memory `var` lives in (itself unless a view or an in-place output)."""
@@ -133,13 +137,44 @@ def version_writes(ops: list[OpDesc], keep: set[str], defined: frozenset[str] = 
 def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
                   state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
                   row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None,
-                  target: str = "c", shape_values: dict[str, np.ndarray] | None = None
-                  ) -> LoweredProgram:
+                  target: str = "c", shape_values: dict[str, np.ndarray] | None = None,
+                  written_products: bool = False) -> LoweredProgram:
     """Run the passes over the global block for one feed signature and fetch list, for the
     `target` backend ('c' or 'triton'); shape_values are the fed values of the vars read by
-    shape inputs (shape_input_names), which the plan is then specific to."""
+    shape inputs (shape_input_names), which the plan is then specific to. written_products:
+    the C backend also generates products whose weights the program writes (training)."""
+    return lowering(program, feed_infos, fetches, state_infos, strategy, row_fusion, feed_lods,
+                    target, shape_values)(written_products)
+
+
+def lowering(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
+             state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
+             row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None,
+             target: str = "c", shape_values: dict[str, np.ndarray] | None = None):
+    """lower(written_products=False) -> lower_program's LoweredProgram. The passes before the
+    products' choice (pruning, shape inference, lowering, folding: half of the time) run once,
+    at the first call; each call runs the rest over their result (tiered.lower_products may
+    lower twice). Those later passes make new ops and vars rather than change their input's,
+    so both calls start from the same ops and a copy of the infos."""
     strategy = strategy or BuildStrategy()
-    marked = getattr(program, "_memory_optimize", None)  # fluid.memory_optimize(program, ...)
+    head: list = []
+
+    def lower(written_products: bool = False) -> LoweredProgram:
+        if not head:
+            head.append(_lower_head(program, feed_infos, fetches, state_infos, strategy,
+                                    feed_lods, shape_values))
+        ops, infos, fetched, lods = head[0]
+        return _lower_tail(program, list(ops), dict(infos), fetched, dict(lods), feed_infos,
+                           state_infos, strategy, row_fusion, target, written_products)
+    return lower
+
+
+def _lower_head(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
+                state_infos: dict[str, VarInfo], strategy: BuildStrategy,
+                feed_lods: dict[str, tuple] | None, shape_values: dict[str, np.ndarray] | None
+                ) -> tuple:
+    """(lowered ops, infos, fetches as versioned, LoDs): lowering's passes up to the index
+    checks."""
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
     if has_sub_blocks(program):
@@ -179,6 +214,17 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                            run_pass("fold_constants", fold_constants, lowered, infos),
                            feed_infos, fetches, keep=persistable, run=True)
     lowered = run_pass("index_checks", insert_index_checks, lowered, checks)
+    return lowered, infos, fetches, lods
+
+
+def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInfo],
+                fetches: list[str], lods: dict[str, tuple], feed_infos: dict[str, VarInfo],
+                state_infos: dict[str, VarInfo], strategy: BuildStrategy, row_fusion: bool,
+                target: str, written_products: bool) -> LoweredProgram:
+    """The passes after _lower_head: layouts, products, views, fusion, memory."""
+    marked = getattr(program, "_memory_optimize", None)  # fluid.memory_optimize(program, ...)
+    block = program.global_block()
+    persistable = {n for n, v in block.vars.items() if v.persistable}
     written = {n for op in lowered for n in op.output_arg_names}
     state = [n for n in dict.fromkeys(needed_inputs(lowered) + sorted(written) + list(fetches))
              if n in persistable or (n in state_infos and n not in feed_infos and n not in written)]
@@ -190,14 +236,21 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
         lowered = run_pass("keep_pool_indices", keep_pool_indices, lowered, infos)
         lowered = run_pass("channels_last", channels_last, lowered, infos, live_out)
     products: set[str] = set()  # outputs of the products the C backend generates itself
+    trained_products = False
     if strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c":
+        trained_products = any(generated_product(op, infos, set())
+                               and not generated_product(op, infos, written) for op in lowered)
+        lowered = run_pass("split_mul_grads", split_mul_grads, lowered, infos)
+        fixed = set() if written_products else written
         products = {op.output("Out")[0] for op in lowered
-                    if generated_product(op, infos, written)}
+                    if generated_product(op, infos, fixed)}
     if strategy.fuse_all:
         lowered = run_pass("fuse_gemm_epilogue", fuse_matmul_bias, lowered, infos, live_out,
                            leave=products)
     pools = {op.output("Out")[0] for op in lowered if generated_pool(op, infos)} \
         if strategy.fuse_all and target == "c" else set()  # pools the C backend generates
+    convs = {op.output("Output")[0] for op in lowered if generated_conv(op, infos)} \
+        if strategy.fuse_all and target == "c" else set()  # and convolutions
     lowered, storage = run_pass("views", alias_views, lowered,
                                 SchedulerGraph(lowered, {}, live_in, live_out), infos,
                                 set(feed_infos), live_out)
@@ -206,7 +259,7 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                         fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
-                        storage=storage, products=products, pools=pools)
+                        storage=storage, products=products, pools=pools, convs=convs)
     graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
         storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))
@@ -219,7 +272,8 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}
     return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, graph, lods,
-                          reuse=strategy.memory_optimize or marked is not None, pinned=pinned)
+                          reuse=strategy.memory_optimize or marked is not None, pinned=pinned,
+                          trained_products=trained_products)
 
 
 def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
@@ -262,7 +316,8 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
 
 def lower_for_batch(program: Program, feeds: list[str], fetches: list[str], batch: int,
                     strategy: BuildStrategy | None = None, row_fusion: bool = True,
-                    target: str = "c", shapes: dict[str, tuple] | None = None) -> LoweredProgram:
+                    target: str = "c", shapes: dict[str, tuple] | None = None,
+                    written_products: bool = False) -> LoweredProgram:
     """The program compiled for feeds of `batch` rows (-1 dims) or of the given `shapes`, its
     persistables as declared: the LoweredProgram `exe.run` would build."""
     block = program.global_block()
@@ -275,4 +330,4 @@ def lower_for_batch(program: Program, feeds: list[str], fetches: list[str], batc
         feed_infos[n] = VarInfo(tuple(shape), v.dtype, v.lod_level)
     state = {n: v.info() for n, v in block.vars.items() if v.persistable}
     return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion,
-                         target=target)
+                         target=target, written_products=written_products)

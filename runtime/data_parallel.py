@@ -109,7 +109,7 @@ class DataParallel:
                 with comm.use(comm.Communicator(self.group, rank, self.trainers)):
                     results[rank] = self._executors[rank].run(
                         self.compiled, feed=feeds[rank], fetch_list=fetch_list,
-                        scope=self._scopes[rank])
+                        scope=self._scopes[rank], return_numpy=return_numpy)
             except BaseException as e:  # noqa: BLE001 - handed to the caller below
                 errors[rank] = e
                 self.group.abort()
@@ -196,28 +196,47 @@ def split_feed(feed, n: int) -> list[dict]:
                         f"place), got {type(feed).__name__}")
     parts: list[dict] = [{} for _ in range(n)]
     for name, value in feed.items():
-        if isinstance(value, LoDTensor) and value.lod():
-            raise FeedError(f"feed '{name}' has a LoD: give data-parallel runs one feed dict "
-                            f"per place (fluidc does not split LoD feeds)")
-        array = np.asarray(value)
-        batch = array.shape[0] if array.ndim else 0
+        lod = value.lod() if isinstance(value, LoDTensor) else []
+        array = value.tensor if lod else np.asarray(value)
+        # the samples: a LoD feed's top-level sequences, else its rows
+        batch = len(lod[0]) - 1 if lod else (array.shape[0] if array.ndim else 0)
         step = -(-batch // n)
         if array.ndim == 0 or (batch and -(-batch // step) < n):
             raise FeedError(f"The number({batch}) of samples[{name}] of current batch is less "
                             f"than the count({n}) of devices, currently, it is not allowed.")
         for i in range(n):
-            parts[i][name] = array[i * step:(i + 1) * step]
+            begin, end = min(i * step, batch), min((i + 1) * step, batch)
+            parts[i][name] = _sequences(array, lod, begin, end) if lod else array[begin:end]
     return parts
+
+
+def _sequences(data: torch.Tensor, lod: list[list[int]], begin: int, end: int) -> LoDTensor:
+    """Top-level sequences [begin, end) of a LoD tensor: their rows, and their LoD rebased to
+    start at 0 (each level's offsets select the next level's entries, the last level's rows)."""
+    sub = []
+    for level in lod:
+        sub.append([x - level[begin] for x in level[begin:end + 1]])
+        begin, end = level[begin], level[end]
+    return LoDTensor(data[begin:end], sub)
 
 
 def merge_fetches(results: list[list], return_numpy: bool) -> list:
     """Each fetch's values of every place, concatenated along the first axis (scalars
-    stacked), as Paddle merges them."""
+    stacked), as Paddle merges them; LoD fetches (return_numpy=False) get the places' LoDs
+    one after the other."""
     merged = []
     for values in zip(*results):
         arrays = [np.asarray(v) for v in values]
         joined = np.stack(arrays) if arrays[0].ndim == 0 else np.concatenate(arrays)
-        merged.append(joined if return_numpy else LoDTensor(torch.from_numpy(joined)))
+        if return_numpy:
+            merged.append(joined)
+            continue
+        lods = [v.lod() if isinstance(v, LoDTensor) else [] for v in values]
+        lod = [[0] for _ in lods[0]]  # every place ran the same program: the same levels
+        for part in lods:
+            for level, offsets in zip(lod, part):
+                level += [level[-1] + x - offsets[0] for x in offsets[1:]]
+        merged.append(LoDTensor(torch.from_numpy(joined), lod))
     return merged
 
 

@@ -24,7 +24,7 @@ from ..frontend.ops import VarInfo
 from ..frontend.ops.distributed import TRAINER_OPS
 from ..passes.control_flow import BranchShapes
 from ..passes.export import write_graphs
-from ..passes.pipeline import lower_program
+from ..passes.pipeline import lowering
 from ..passes.shape_inputs import shape_input_names
 from ..passes.prune import prune_program
 from ..passes.strategy import BuildStrategy
@@ -32,7 +32,7 @@ from .place import CUDAPlace, expected_place
 from .control_flow import SubBlocks
 from .plan import Plan, scope_lock
 from .plan_cache import load_plan, plan_key, store_plan
-from .tiered import Build, enabled as tiering_enabled, tiered_plan
+from .tiered import Build, enabled as tiering_enabled, lower_products, tiered_plan
 from .reference import ReferencePlan, uses_tensor_arrays
 from .scope import Scope, global_scope
 from .staged import StagedPlan
@@ -322,10 +322,14 @@ class Executor:
         if found is not None:
             lowered, module, arena = found
             return Plan(lowered, program.random_seed, module=module.load(), arena_plan=arena)
+        lower = lowering(program, feed_infos, fetches, state_infos, strategy, feed_lods=lods,
+                         target="triton" if triton else "c", shape_values=shape_values)
+        tier0 = None  # tier 0's module, where the plan has one (tiered.lower_products)
         try:
-            lowered = lower_program(program, feed_infos, fetches, state_infos, strategy,
-                                    feed_lods=lods, target="triton" if triton else "c",
-                                    shape_values=shape_values)
+            if triton or program.num_blocks > 1:
+                lowered = lower(written_products=True)
+            else:
+                lowered, tier0 = lower_products(lower)
         except BranchShapes as e:  # a value's shape is the taken branch's: run in stages
             staged = StagedPlan(program, e.op, list(feed_infos), fetches, Executor(self.place),
                                 strategy)
@@ -357,7 +361,7 @@ class Executor:
         # The compiler starts now; meanwhile, where the library is not built yet, the first
         # runs are made ready so as not to wait for it (tiered.py).
         build = Build(compiled)
-        tiered = tiered_plan(lowered, program.random_seed, module, build)
+        tiered = tiered_plan(lowered, program.random_seed, module, build, tier0)
         if tiered is not None:
             tiered._free = _Always(tiered)
             return tiered

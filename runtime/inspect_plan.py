@@ -15,6 +15,7 @@ from ..passes import export
 from ..passes.dot import render, steps_graph
 from ..passes.pipeline import LoweredProgram, lower_for_batch
 from ..passes.strategy import BuildStrategy
+from .tiered import lower_products
 
 
 @dataclass
@@ -117,8 +118,13 @@ def inspect(program: Program | None = None, feed: dict | None = None, fetch_list
                       and shapes[n]), 1)
     feeds = list(dict.fromkeys([*shapes, *program_targets(program)[0]]))
     fetches = _fetch_names(program, fetch_list)
-    lowered = lower_for_batch(program, feeds, fetches, batch, build_strategy or BuildStrategy(),
-                              target=backend, shapes=shapes)
+    def lower(written_products: bool) -> LoweredProgram:
+        return lower_for_batch(program, feeds, fetches, batch, build_strategy or BuildStrategy(),
+                               target=backend, shapes=shapes, written_products=written_products)
+
+    # The products exe.run would generate (tiered.lower_products decides, as there).
+    lowered = lower(True) if backend != "c" or program.num_blocks > 1 \
+        else lower_products(lower)[0]
     given_all = all(n in shapes for n in lowered.feeds)
     return PlanView(program, lowered, backend, None if given_all and shapes else batch)
 

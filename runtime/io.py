@@ -220,7 +220,14 @@ def save_params(executor, dirname: str, main_program=None, filename: str | None 
 
 def save_persistables(executor, dirname: str, main_program=None, filename: str | None = None) -> None:
     """Save every persistable var: parameters, optimizer state, the learning rate, counters."""
-    save_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
+    program = main_program if main_program is not None else default_main_program()
+    # A parameter-server trainer program's: its vars and the servers' optimizer state, which
+    # running it receives (distributed/transpiler.py).
+    checkpoint = getattr(program, "_checkpoint_program", None)
+    if checkpoint is not None:
+        executor.run(checkpoint)
+        program = checkpoint
+    save_vars(executor, dirname, program, predicate=is_persistable, filename=filename)
 
 
 def _read_vars(dirname: str, chosen: list[Variable], filename: str | None) -> dict[str, LoDTensor]:
@@ -517,7 +524,10 @@ def static_load_inference_model(path_prefix: str, executor, **kwargs) -> list:
     if not isinstance(path_prefix, str):
         raise ValueError(f"load_inference_model: path_prefix must be a str, got "
                          f"{type(path_prefix).__name__}")
-    if kwargs or os.path.isdir(resolve_dir(path_prefix)):  # the 1.x way: a directory
+    # the 1.x way: a directory (a directory that is also a prefix of .pdmodel: the prefix, as
+    # Paddle reads path_prefix without kwargs)
+    if kwargs or (os.path.isdir(resolve_dir(path_prefix)) and
+                  not os.path.isfile(path_prefix + ".pdmodel")):
         folder = resolve_dir(path_prefix)
         return load_inference_model(path_prefix, executor,
                                     _suffixed(folder, kwargs.get("model_filename"), ".pdmodel"),

@@ -32,6 +32,12 @@ def _is_number_or_matrix(x) -> bool:
     return _is_number(x) or isinstance(x, np.ndarray)
 
 
+def _host(x):
+    """An eager tensor's value (paddle.metric's 2.x classes take tensors as Paddle's do);
+    anything else as it is."""
+    return x.numpy() if isinstance(x, Variable) and hasattr(x, "numpy") else x
+
+
 def _arrays(preds, labels, what: str = "preds") -> tuple[np.ndarray, np.ndarray]:
     if not _is_numpy(preds):
         raise ValueError(f"The '{what}' must be a numpy ndarray.")
@@ -320,7 +326,8 @@ class TopkAccuracy(Metric):
 
     def compute(self, pred, label, *args):
         """[N, maxk] float32: 1 where the i-th highest score is the label's class. On Variables
-        (a static program) the ops computing it, whose fetched value update() takes."""
+        (a static program, or eager tensors: a tensor, as Paddle's) the ops computing it,
+        whose value update() takes."""
         if isinstance(pred, Variable):
             return _static_topk_correct(pred, label, self.maxk)
         pred, label = np.asarray(pred), np.asarray(label)
@@ -377,7 +384,7 @@ class BinaryPrecision(Metric):
         self.reset()
 
     def update(self, preds, labels) -> None:
-        tp, fp, _ = _binary_counts(preds, labels, _round_half_up)
+        tp, fp, _ = _binary_counts(_host(preds), _host(labels), _round_half_up)
         self.tp += tp
         self.fp += fp
 
@@ -400,7 +407,7 @@ class BinaryRecall(Metric):
         self.reset()
 
     def update(self, preds, labels) -> None:
-        tp, _, fn = _binary_counts(preds, labels, np.rint)
+        tp, _, fn = _binary_counts(_host(preds), _host(labels), np.rint)
         self.tp += tp
         self.fn += fn
 
@@ -426,7 +433,7 @@ class RocAuc(Metric):
         self._hist = _AucHistogram(num_thresholds)
 
     def update(self, preds, labels) -> None:
-        self._hist.add(preds, labels)
+        self._hist.add(_host(preds), _host(labels))
 
     def reset(self) -> None:
         self._hist.clear()

@@ -31,7 +31,8 @@ def by_reference(opdef, ins: dict, outs: dict, attrs: dict, rng) -> None:
     for slot, tensors in outs.items():
         for t, value in zip(tensors, got[slot]):
             if t is not None:
-                t.copy_(torch.from_numpy(np.ascontiguousarray(value)))
+                # (ascontiguousarray makes a 0-d value 1-d: its own shape put back)
+                t.copy_(torch.from_numpy(np.ascontiguousarray(value).reshape(np.shape(value))))
 
 
 def _ops_of(lowered: LoweredProgram):

@@ -41,6 +41,9 @@ _KNOWN_TYPES = {"shape": LONGS, "int64_values": LONGS, "fp64_values": FLOAT64S,
                 "op_callstack": STRINGS, "op_role_var": STRINGS, "skip_eager_deletion_vars": STRINGS,
                 "epmap": STRINGS, "table_names": STRINGS, "height_sections": LONGS}
 _INT32 = range(-2**31, 2**31)
+# `shape` is int64 (LONGS) for the creation ops, int32 for these (Paddle's op makers).
+_INT32_SHAPE_OPS = {"assign_value", "crop_tensor", "expand_v2", "fill_constant_batch_size_like",
+                    "reshape2"}
 _TENSOR_FIELD = {VarType.LOD_TENSOR: "lod_tensor", VarType.LOD_TENSOR_ARRAY: "tensor_array"}
 
 
@@ -157,7 +160,11 @@ def _op_to_proto(op: OpDesc, msg) -> None:
         if name in scalars:
             a.CopyFrom(scalars[name])
         else:
-            _set_attr(a, name, value, attr_type(name, value, types.get(name)))
+            known = types.get(name)
+            if known is None and name == "shape" and \
+                    op.type.removesuffix("_grad") in _INT32_SHAPE_OPS:
+                known = INTS
+            _set_attr(a, name, value, attr_type(name, value, known))
 
 
 def program_to_proto(program: Program):

@@ -301,7 +301,15 @@ class DataLoader:
         return batches
 
     def __len__(self) -> int:
-        return len(self._index_batches())
+        """Batches an epoch yields, counted without drawing an order (no shuffle, no use of
+        Python's random state)."""
+        if self.batch_sampler is not None:
+            return len(self.batch_sampler)
+        count = len(self.dataset)
+        if self.batch_size is None:
+            return count
+        whole, rest = divmod(count, self.batch_size)
+        return whole + (1 if rest and not self.drop_last else 0)
 
     def _present(self, made):
         """[feed dict] for exe.run(feed=...), or the list of arrays with return_list."""

@@ -33,7 +33,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from ..codegen.kernel import build_spec, row_schedule, segments
 from ..frontend.logs import logger
-from ..passes.fuse import Concurrent, Extern, Kernel
+from ..passes.fuse import Concurrent, Extern, Kernel, MatmulKernel
 from ..frontend.ops import get_op_def
 from ..frontend.ops.expr import reachable
 
@@ -214,7 +214,7 @@ class NumpyModule:
     """The C module's interface over numpy: the same schedule of segments and library calls,
     each segment's kernels evaluated by numpy over the bound tensors (slots are storages)."""
 
-    def __init__(self, steps: list, infos: dict, storage) -> None:
+    def __init__(self, steps: list, infos: dict, storage, products: bool = False) -> None:
         self.schedule: list = []
         self.segments: dict[str, list] = {}
         elements = 0
@@ -225,6 +225,8 @@ class NumpyModule:
             specs = []
             for step in part:
                 for k in (step.parts if isinstance(step, Concurrent) else [step]):
+                    if products and isinstance(k, MatmulKernel):
+                        continue
                     if type(k) is not Kernel:
                         raise NotTierable(f"a {type(k).__name__} step")
                     spec = build_spec(k, infos, storage, collapse=False)
@@ -284,24 +286,52 @@ class Build:
         return self.plan
 
 
-def tiered_plan(lowered, random_seed: int, module, build: Build) -> "TieredPlan | None":
-    """A plan running tier 0 until `build` (compiling `module`, the plan's C module) is done;
-    None where the first run should just wait: tiering is off, the library was built already,
-    or a kernel is not tier 0."""
-    from .plan import Plan
-
-    if not enabled() or not any(isinstance(s, str) for s in module.schedule) or \
-            module.built():
-        return None
+def numpy_module(lowered, products: bool = False) -> "NumpyModule | None":
+    """Tier 0's module for `lowered`, or None where its plan cannot run on tier 0: a library
+    call with side effects (a run tier 0 gives up is made again: they would happen twice), or
+    a kernel that is not tier 0. products: skip generated products (and their epilogues)
+    rather than refuse them (a probe: lower_products)."""
     if any(isinstance(s, Extern) and get_op_def(s.op.type).side_effect for s in lowered.steps):
-        return None  # a run tier 0 gives up is made again: its effects would happen twice
+        return None
     try:
-        first = Plan(lowered, random_seed, module=NumpyModule(lowered.steps, lowered.infos,
-                                                              lowered.storage))
+        return NumpyModule(lowered.steps, lowered.infos, lowered.storage, products)
     except NotTierable as e:
         _log.debug("no tier 0 (%s): the first run waits for the compiler", e)
         return None
-    return TieredPlan(first, build)
+
+
+def lower_products(lower) -> tuple:
+    """(lowered, tier 0's NumpyModule or None) for a single-block program; lower(written) ->
+    LoweredProgram, written: generate the products over weights the program writes.
+
+    Generated products make training steps faster (bench transformer block, MLP) but have no
+    tier-0 form. They are generated where the plan with library products would not run on
+    tier 0 anyway (a softmax's exp, gelu's erf, a max reduction...); a plan that would keeps
+    its library products and its fast first run. The choice depends on the program alone, not
+    on FLUIDC_TIERED or on what the cache holds, so a program's numbers never depend on them.
+    The generated plan is lowered first: when its other kernels already rule tier 0 out (as
+    they do in the library plan, which holds the same ops), the library plan is not lowered."""
+    generated = lower(True)
+    if not generated.trained_products:  # the two lowerings are alike
+        return generated, numpy_module(generated)
+    if numpy_module(generated, products=True) is None:
+        return generated, None
+    library = lower(False)
+    first = numpy_module(library)
+    return (library, first) if first is not None else (generated, None)
+
+
+def tiered_plan(lowered, random_seed: int, module, build: Build,
+                first_module: "NumpyModule | None") -> "TieredPlan | None":
+    """A plan running tier 0 (over `first_module`, numpy_module(lowered)) until `build`
+    (compiling `module`, the plan's C module) is done; None where the first run should just
+    wait: tiering is off, the library was built already, or there is no tier 0."""
+    from .plan import Plan
+
+    if first_module is None or not enabled() or module.built() or \
+            not any(isinstance(s, str) for s in module.schedule):
+        return None
+    return TieredPlan(Plan(lowered, random_seed, module=first_module), build)
 
 
 class TieredPlan:

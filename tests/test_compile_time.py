@@ -217,7 +217,7 @@ def test_a_plan_is_found_on_disk_without_lowering(tmp_path, monkeypatch):
 
     def no_lowering(*a, **k):
         raise AssertionError("lowered although the plan is on disk")
-    monkeypatch.setattr(executor, "lower_program", no_lowering)
+    monkeypatch.setattr(executor, "lowering", no_lowering)
     assert _same(*[sum(r, []) for r in (first, _run_fresh(main, startup, loss, feeds))])
 
 

@@ -69,6 +69,59 @@ def test_uneven_batch_split_as_paddle_does():
         split_feed([{"x": np.arange(3)}], 2)
 
 
+def test_lod_feed_split_by_sequences_as_paddle_does():
+    # 5 top-level sequences on 2 places: 3 and 2; the second level follows, rebased to 0
+    lod = [[0, 2, 3, 5, 6, 8], [0, 1, 3, 4, 6, 7, 9, 10, 12]]
+    t = fluid.LoDTensor()
+    t.set(np.arange(24, dtype="float32").reshape(12, 2), fluid.CPUPlace())
+    t.set_lod(lod)
+    first, second = (f["x"] for f in split_feed({"x": t, "y": np.arange(5)}, 2))
+    assert first.lod() == [[0, 2, 3, 5], [0, 1, 3, 4, 6, 7]]
+    assert second.lod() == [[0, 1, 3], [0, 2, 3, 5]]
+    np.testing.assert_array_equal(np.array(first), np.arange(14).reshape(7, 2))
+    np.testing.assert_array_equal(np.array(second), np.arange(14, 24).reshape(5, 2))
+    with pytest.raises(FeedError, match=r"number\(5\) of samples\[x\].*count\(6\)"):
+        split_feed({"x": t}, 6)  # 5 sequences for 6 places, though 12 rows
+
+
+def _train_sequences(n_places: int, return_numpy: bool = True):
+    """A sequence model (fc per row, sum-pooled per sequence, a mean loss over sequences)
+    trained 3 steps on LoD batches of 4 sequences; its parameters and last pooled fetch."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 3
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.layers.data("x", [4], dtype="float32", lod_level=1)
+        y = fluid.layers.data("y", [1], dtype="float32")
+        h = fluid.layers.fc(x, 8, act="tanh")
+        pooled = fluid.layers.sequence_pool(h, "sum")
+        loss = fluid.layers.mean(fluid.layers.square_error_cost(fluid.layers.fc(pooled, 1), y))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    scope, exe = fluid.Scope(), fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        program = main if n_places == 0 else fluid.CompiledProgram(main).with_data_parallel(
+            loss_name=loss.name, places=fluid.cpu_places(n_places))
+        for step in range(3):
+            r = np.random.RandomState(step)
+            lens = [int(k) for k in r.randint(1, 5, 4)]
+            xs = fluid.create_lod_tensor(r.rand(sum(lens), 4).astype("float32"), [lens],
+                                         fluid.CPUPlace())
+            out, = exe.run(program, feed={"x": xs, "y": r.rand(4, 1).astype("float32")},
+                           fetch_list=[h], return_numpy=return_numpy)
+        params = {p.name: np.array(scope.find_var(p.name).get_tensor())
+                  for p in main.all_parameters()}
+    return params, out, lens
+
+
+def test_lod_feed_places_train_as_one_device_on_the_whole_batch():
+    one, one_h, lens = _train_sequences(0)
+    params, h, _ = _train_sequences(2, return_numpy=False)
+    assert h.lod() == [[0, *np.cumsum(lens)]]  # the places' LoDs merged
+    np.testing.assert_allclose(np.array(h), one_h, rtol=1e-5, atol=1e-6)
+    for name in one:
+        np.testing.assert_allclose(params[name], one[name], rtol=2e-5, atol=1e-6)
+
+
 def test_gradient_scale_one_sums_the_places_gradients():
     strategy = fluid.BuildStrategy()
     strategy.gradient_scale_strategy = fluid.BuildStrategy.GradientScaleStrategy.One

@@ -143,8 +143,10 @@ def test_paddle_grad():
     assert paddle.grad(y, [z], allow_unused=True, retain_graph=True) == [None]
     (g,) = paddle.grad(y, x, grad_outputs=paddle.to_tensor(2.0))
     np.testing.assert_allclose(g.numpy(), 12 * x.numpy())
-    with pytest.raises(NotImplementedError):
-        paddle.grad(paddle.sum(x * x), x, create_graph=True)
+    (g,) = paddle.grad(paddle.sum(x * x), x, create_graph=True)
+    assert not g.stop_gradient  # recorded: differentiable again
+    with pytest.raises(NotImplementedError, match="sqrt_grad"):  # no double grad: said so
+        paddle.grad(paddle.sum(paddle.sqrt(x * x + 1)), x, create_graph=True)
 
 
 # name -> (function of the differentiated inputs, their shapes); inputs are float64
@@ -241,3 +243,103 @@ def test_control_flow_runs_as_python():
     assert i.item() == 3
     s.backward()
     np.testing.assert_allclose(x.grad.numpy(), [12.0])  # d(x^3)/dx
+
+
+# create_graph: first gradients as recorded ops, differentiated again; name -> (function of
+# the inputs, their shapes). The Hessian-vector product of f along a fixed direction is checked
+# against finite differences of the first gradient (itself checked above).
+DOUBLE_CASES = {
+    "mul_add_sub": (lambda a, b: a * a * b - b * 3 + a, [(3, 4), (3, 4)]),
+    "broadcast_mul": (lambda a, b: a * b * b, [(3, 4), (4,)]),
+    "mean_sum_axis": (lambda a, b: paddle.mean(a * b, axis=1) * paddle.sum(a, axis=1),
+                      [(3, 4), (3, 4)]),
+    "scale": (lambda a, b: paddle.scale(a * b, scale=3.0, bias=1.0) * a, [(2, 3), (2, 3)]),
+    "matmul": (lambda a, b: paddle.matmul(a, b) * paddle.matmul(a, b), [(3, 4), (4, 2)]),
+    "matmul_transposed": (lambda a, b: paddle.matmul(a, b, transpose_x=True, transpose_y=True)
+                          * paddle.sum(a), [(4, 3), (2, 4)]),
+    "batched_linear": (lambda a, w, b: F.linear(a, w, b) * F.linear(a, w, b),
+                       [(2, 3, 4), (4, 2), (2,)]),
+    "relu_mlp": (lambda a, w: paddle.matmul(F.relu(paddle.matmul(a, w)), w, transpose_y=True)
+                 * a, [(3, 4), (4, 4)]),
+    "tanh_sigmoid_mlp": (lambda a, w: F.sigmoid(paddle.matmul(paddle.tanh(paddle.matmul(a, w)),
+                                                              w)), [(3, 4), (4, 4)]),
+    "exp_log_square": (lambda a, b: paddle.exp(a * b) + paddle.log(paddle.square(a) + b * b)
+                       + paddle.square(b), [(2, 3), (2, 3)]),
+}
+
+
+def _first_grad(fn, arrays, create_graph):
+    ts = [paddle.to_tensor(a, stop_gradient=False) for a in arrays]
+    grads = paddle.grad(paddle.sum(fn(*ts)), ts, create_graph=create_graph)
+    return ts, grads
+
+
+@pytest.mark.parametrize("case", sorted(DOUBLE_CASES))
+def test_double_grad_matches_finite_differences(case):
+    fn, shapes = DOUBLE_CASES[case]
+    rng = np.random.default_rng(sum(map(ord, case)))
+    arrays = [rng.uniform(0.2, 1.0, s) * rng.choice([-1, 1], s) for s in shapes]
+    direction = [rng.standard_normal(s) for s in shapes]
+    ts, grads = _first_grad(fn, arrays, create_graph=True)
+    # d/dx_i of <grad f, direction>: the Hessian applied to the direction
+    gv = paddle.add_n([paddle.sum(g * paddle.to_tensor(v)) for g, v in zip(grads, direction)])
+    hv = paddle.grad(gv, ts)
+
+    def directional(*arrs):
+        return sum(float((g.numpy() * v).sum())
+                   for g, v in zip(_first_grad(fn, list(arrs), False)[1], direction))
+    for i, h in enumerate(hv):
+        np.testing.assert_allclose(h.numpy(), _numeric_grad(directional, arrays, i),
+                                   rtol=1e-5, atol=1e-6, err_msg=f"{case}: input {i}")
+
+
+def test_setitem_values_and_errors():
+    a = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    x, want = paddle.to_tensor(a), a.copy()
+    for index, value in [(0, 1.0), ((slice(None), slice(1, 3)), np.full((2, 4), 7.0)),
+                         ((-1, slice(None, None, 2)), np.array([[5.0], [6.0]])),
+                         ((Ellipsis, 3), 9), ((1, 2, -1), paddle.to_tensor(-4.0)),
+                         ((slice(None), 0), paddle.to_tensor(np.ones((4,), "float64"))),
+                         (slice(None, None, -1), np.arange(4.0))]:
+        x[index] = value
+        given = np.asarray(getattr(value, "numpy", lambda: value)())
+        want[index] = given.reshape(()) if given.ndim > np.ndim(want[index]) else given
+        np.testing.assert_array_equal(x.numpy(), want, err_msg=repr(index))
+    assert x.dtype == paddle.float32
+    x[0, 0, 0] = paddle.to_tensor([8.0])  # a [1] value sets one element, as in Paddle
+    assert x.numpy()[0, 0, 0] == 8
+    i = paddle.to_tensor(np.array(3, "int32"))
+    v = paddle.to_tensor(np.array([3, 4], "int64"))
+    v[i - 2] = 7  # a one-value int tensor as the index
+    np.testing.assert_array_equal(v.numpy(), [3, 7])
+    with pytest.raises(ValueError):  # the value does not broadcast to the region
+        x[0] = np.ones((2, 2))
+    with pytest.raises(IndexError):
+        x[5] = 1.0
+    with pytest.raises(IndexError):
+        x[None] = 1.0
+    leaf = paddle.to_tensor(a, stop_gradient=False)
+    with pytest.raises(ValueError, match="inplace"):
+        leaf[0] = 1.0
+    with paddle.no_grad():
+        leaf[0] = 1.0  # allowed where nothing is recorded
+    assert (leaf.numpy()[0] == 1).all()
+
+
+def test_setitem_gradients_match_finite_differences():
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal((3, 4)), rng.standard_normal((2,)), rng.standard_normal((3, 4))]
+
+    def scalar(*arrs):
+        w, v, c = [paddle.to_tensor(a, stop_gradient=False) for a in arrs]
+        y = w * 2
+        y[1:, 1:3] = v * v  # broadcast over the rows
+        y[0, -1] = paddle.sum(v)
+        return paddle.sum(y * y * paddle.to_tensor(arrs[2])), (w, v)
+
+    loss, (w, v) = scalar(*arrays)
+    loss.backward()
+    for i, t in enumerate((w, v)):
+        numeric = _numeric_grad(lambda *a: scalar(*a)[0].item(), arrays, i)
+        np.testing.assert_allclose(t.grad.numpy(), numeric, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"input {i}")

@@ -4,6 +4,8 @@ import pytest
 
 import fluidc as fluid
 import fluidc as paddle
+from fluidc.runtime.tiered import numpy_module
+from op_harness import TOL, run_reference, seeded
 
 
 def _strategy(generated: bool):
@@ -140,38 +142,97 @@ def test_mlp_inference_is_three_matmul_kernels_equal_to_library_products():
     np.testing.assert_allclose(got, h, rtol=1e-4, atol=1e-4)
 
 
-def test_training_generates_products_by_fixed_matrices_and_keeps_trained_ones_library():
-    """A product by a fed matrix is generated, its grads library calls; products by weights
-    the optimizer rewrites each step stay library calls. Same losses as all-library."""
+def _train(build, feeds: list[dict], generated: bool | None, seed: int = 11):
+    """Build a training program (build() -> loss), run a step per feed: (losses, params, plan).
+    generated: fuse_gemm_epilogue on / off; None runs the numpy reference executor."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = seed
+    with fluid.unique_name.guard(), fluid.program_guard(main, startup):
+        loss = build()
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+    if generated is None:
+        losses = [run_reference(main, f, [loss.name], scope)[0] for f in feeds]
+        plan = None
+    else:
+        program = fluid.CompiledProgram(main, build_strategy=_strategy(generated))
+        losses = [exe.run(program, feed=f, fetch_list=[loss], scope=scope)[0] for f in feeds]
+        plan = list(exe._plans.values())[-1]
+    params = {p.name: np.array(scope.find_var(p.name).get_tensor())
+              for p in main.all_parameters()}
+    return losses, params, plan
+
+
+def _generated(plan) -> list[str]:
+    return [s.matmul.type for s in plan.lowered.steps if _kinds([s]) == ["MatmulKernel"]]
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_training_products_by_trained_weights_are_generated_when_there_is_no_tier0(case):
+    """A training plan that cannot run on tier 0 (tanh, softmax: not numpy-exact) generates
+    every product it can, the weights the optimizer rewrites included, and mul_grad's dX
+    (split_mul_grads); over random sizes,
+    dtypes and a transposed weight, three Adam steps give the losses and parameters of the
+    library products and of the numpy reference executor."""
+    rng = seeded(f"train-products-{case}")
+    m, k, h, c = (int(v) for v in rng.integers(1, 70, 4))
+    dtype = ("float32", "float64")[case % 2]
+    trans = bool(case & 2)
+    seq = 3 if case >= 4 else 0  # fc over [m, seq, k] (num_flatten_dims 2), a squared loss
+    lead = (m, seq) if seq else (m,)
+    feeds = [{"x": rng.normal(size=lead + (k,)).astype(dtype),
+              "y": rng.integers(0, c, (m, 1)).astype("int64")} for _ in range(3)]
+
+    def build():
+        x = fluid.data("x", [None] + [seq] * bool(seq) + [k], dtype)
+        y = fluid.data("y", [None, 1], "int64")
+        a = fluid.layers.fc(x, h, act="relu", num_flatten_dims=len(lead))
+        w = fluid.layers.create_parameter([h, h], dtype, name="square_w")
+        z = fluid.layers.tanh(paddle.matmul(a, w, transpose_y=trans) + a)
+        logits = fluid.layers.fc(z, c, num_flatten_dims=len(lead))
+        loss = fluid.layers.mean(fluid.layers.square(logits) if seq else
+                                 fluid.layers.softmax_with_cross_entropy(logits, y))
+        fluid.optimizer.Adam(0.01).minimize(loss)
+        return loss
+    got, got_params, plan = _train(build, feeds, True)
+    # The three forward products, and the last fc's dX (split from its mul_grad).
+    assert sorted(_generated(plan)) == ["matmul_v2", "matmul_v2", "mul", "mul"]
+    assert [list(s.op.outputs) for s in plan.lowered.steps if getattr(s, "op", None)
+            and s.op.type == "mul_grad"] == [["Y@GRAD"]] * 2
+    lib, lib_params, lib_plan = _train(build, feeds, False)
+    assert _generated(lib_plan) == []
+    ref, ref_params, _ = _train(build, feeds, None)
+    tol = TOL[np.dtype(dtype)]
+    for other, other_params in ((lib, lib_params), (ref, ref_params)):
+        np.testing.assert_allclose(np.ravel(got), np.ravel(other), *tol)
+        for n, v in got_params.items():
+            np.testing.assert_allclose(v, other_params[n], rtol=tol[0] * 10, atol=tol[1] * 10,
+                                       err_msg=n)
+
+
+@pytest.mark.parametrize("tiered", ["0", "1"])
+def test_tier0_training_plan_keeps_library_products(tiered, monkeypatch):
+    """A training plan tier 0 can run keeps products by trained weights as library calls (a
+    product kernel has no tier-0 form), with tiering on or off; a fixed matrix's product is
+    generated only where the plan has no tier 0 anyway."""
+    monkeypatch.setenv("FLUIDC_TIERED", tiered)
     rng = np.random.default_rng(7)
-    xs = rng.normal(size=(32, 20)).astype("float32")
-    ys = rng.integers(0, 4, (32, 1)).astype("int64")
-    ps = (rng.normal(size=(16, 16)) / 4).astype("float32")
-    losses = {}
-    for generated in (True, False):
-        main, startup = fluid.Program(), fluid.Program()
-        main.random_seed = startup.random_seed = 11
-        with fluid.program_guard(main, startup):
-            x = fluid.data("x", [None, 20], "float32")
-            y = fluid.data("y", [None, 1], "int64")
-            p = fluid.data("p", [16, 16], "float32")
-            h = fluid.layers.fc(x, 16, act="relu")
-            z = fluid.layers.tanh(paddle.matmul(h, p) + h)
-            logits = fluid.layers.fc(z, 4)
-            loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
-            fluid.optimizer.Adam(0.01).minimize(loss)
-        exe = fluid.Executor(fluid.CPUPlace())
-        with fluid.scope_guard(fluid.Scope()):
-            exe.run(startup)
-            program = fluid.CompiledProgram(main, build_strategy=_strategy(generated))
-            losses[generated] = [float(exe.run(program, feed={"x": xs, "y": ys, "p": ps},
-                                               fetch_list=[loss])[0][0]) for _ in range(20)]
-        steps = list(exe._plans.values())[-1].lowered.steps
-        generated_ops = [s.matmul.type for s in steps if _kinds([s]) == ["MatmulKernel"]]
-        assert generated_ops == (["matmul_v2"] if generated else [])
-        assert sum(1 for s in steps if hasattr(s, "op") and s.op.type == "mul") == 2
-    np.testing.assert_allclose(losses[True], losses[False], rtol=1e-5)
-    assert losses[True][-1] < losses[True][0] * 0.7
+    feeds = [{"x": rng.normal(size=(16, 8)).astype("float32"),
+              "t": rng.normal(size=(16, 4)).astype("float32")} for _ in range(2)]
+
+    def build():
+        x = fluid.data("x", [None, 8], "float32")
+        t = fluid.data("t", [None, 4], "float32")
+        p = fluid.layers.fc(fluid.layers.fc(x, 6, act="relu"), 4)
+        loss = fluid.layers.mean(fluid.layers.square(p - t))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+        return loss
+    got, params, plan = _train(build, feeds, True)
+    assert _generated(plan) == []
+    assert numpy_module(plan.lowered) is not None  # the plan has a tier 0
+    ref, ref_params, _ = _train(build, feeds, None)
+    np.testing.assert_allclose(np.ravel(got), np.ravel(ref), rtol=1e-5, atol=1e-6)
 
 
 def test_products_the_kernel_does_not_take_stay_library_calls():
@@ -186,3 +247,30 @@ def test_products_the_kernel_does_not_take_stay_library_calls():
     (got,), steps, _ = _run(build, {"x": xs, "w": ws})
     assert "MatmulKernel" not in _kinds(steps)
     np.testing.assert_allclose(got, xs.T @ ws, rtol=1e-5, atol=1e-6)
+
+
+def test_epilogue_operand_gives_its_storage_to_the_output():
+    """An epilogue operand that dies in the product's kernel gives the output its storage
+    (enable_inplace; read element by element before the same element is stored); X and W,
+    read whole, never do."""
+    from fluidc.passes.fuse import MatmulKernel
+    from fluidc.passes.pipeline import lower_for_batch
+    rng = np.random.default_rng(9)
+    feed = {"x": rng.normal(size=(64, 48)).astype("float32"),
+            "w": rng.normal(size=(48, 48)).astype("float32"),
+            "q": rng.normal(size=(64, 48)).astype("float32")}
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x, w, q = (paddle.static.data(n, [64, 48], "float32") if n != "w" else
+                   paddle.static.data(n, [48, 48], "float32") for n in ("x", "w", "q"))
+        r = paddle.nn.functional.relu(q)
+        xr = paddle.exp(x)  # dies in the product as its X: no donor
+        y = paddle.matmul(xr, w) + r
+        total = paddle.sum(y * 1.0, axis=1)
+    lp = lower_for_batch(main, list(feed), [total.name], 64)
+    kernel, = [s for s in lp.steps if isinstance(s, MatmulKernel)]
+    out = kernel.outputs[0]
+    assert lp.storage(out) == lp.storage(r.name) != lp.storage(xr.name)
+    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=[total])
+    want = (np.exp(feed["x"]) @ feed["w"] + np.maximum(feed["q"], 0)).sum(1)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)

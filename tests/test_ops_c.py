@@ -481,6 +481,11 @@ add("strided_slice", Case({"Input": f(*S)}, {"axes": [0, 2], "starts": [-1, 1], 
                                              "strides": [-2, 2]}),
     Case({"Input": f(*S)}, {"axes": [1], "starts": [3], "ends": [4], "strides": [1],
                             "decrease_axis": [1]}, label="decrease"))
+add("set_value", Case({"Input": f(*S), "ValueTensor": f(2, 7)},
+                      {"axes": [0, 1], "starts": [0, 1], "ends": [3, 2], "steps": [2, 1],
+                       "decrease_axes": [1]}),
+    Case({"Input": f(*S)}, {"axes": [2], "starts": [-1], "ends": [2 ** 31 - 1], "steps": [1],
+                            "shape": [1], "fp32_values": [2.5]}, label="constant"))
 add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
     Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
 add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))

@@ -16,6 +16,7 @@ import fluidc as fluid
 from fluidc.distributed.launch import free_ports
 from fluidc.distributed.transpiler import HashName, RoundRobin, slice_rows
 from fluidc.frontend.errors import OpError
+from fluidc.frontend.framework import OpRole, op_role_guard
 
 SCRIPTS = Path(__file__).parent / "pserver_scripts"
 sys.path.insert(0, str(SCRIPTS))
@@ -273,6 +274,19 @@ def test_sync_two_servers_two_trainers_equal_one_process(job, monkeypatch):
         assert not np.array_equal(want, init[n])  # training moved it
 
 
+def test_servers_run_the_learning_rate_schedule_and_regularization(job, monkeypatch):
+    """A piecewise learning-rate decay (changing during training) and L2 weight decay run on
+    the servers (the weight split over both): the trainers end with one process's numbers."""
+    monkeypatch.setenv("PSTEST_MODEL", "mlp")
+    monkeypatch.setenv("PSTEST_OPTIMIZER", "schedule")
+    j = job(PSTEST_EPOCHS=2)
+    _ok(j)
+    init = dict(np.load(j.out / "init_0.npz"))
+    final = np.load(j.out / "final_0.npz")
+    for n, want in _single_process(init, epochs=2).items():
+        np.testing.assert_allclose(final[n], want, rtol=1e-5, atol=1e-6, err_msg=n)
+
+
 def _kill_mid_training(j, victim: str, lost: str) -> None:
     """Kill `victim` once both trainers train: every other process exits with an error naming
     the lost peer (`lost`), within 30 s."""
@@ -336,6 +350,29 @@ def test_pserver_startup_loads_a_checkpoint_of_the_original_program(tmp_path):
     np.testing.assert_array_equal(rows["learning_rate_0"], saved["learning_rate_0"])
 
 
+def test_trainer_checkpoint_receives_the_servers_optimizer_state():
+    """save_persistables of a trainer program saves what the original program would: its own
+    vars and the optimizer state the servers hold, received whole (a cut moment from each
+    server holding rows of it, a beta power from one of its copies)."""
+    _mlp()
+    t = fluid.DistributeTranspiler()
+    t.transpile(0, pservers=EPS, trainers=2)
+    checkpoint = t.get_trainer_program()._checkpoint_program
+    persistables = lambda p: {v.name for v in p.list_vars() if v.persistable}  # noqa: E731
+    assert persistables(checkpoint) == persistables(t.origin_program)
+    recvs = {op.output("Out")[0]: op for op in checkpoint.global_block().ops}
+    assert {op.type for op in recvs.values()} == {"recv"}
+    assert set(recvs) == persistables(t.origin_program) - persistables(t.get_trainer_program())
+    moment = recvs["fc_0.w_0_moment1_0"]
+    assert moment.attr("recv_varnames") == ["fc_0.w_0_moment1_0.block0",
+                                            "fc_0.w_0_moment1_0.block1"]
+    assert sum(moment.attr("sections")) == 13 and len(set(moment.attr("epmap"))) == 2
+    assert recvs["fc_0.w_0_beta1_pow_acc_0"].attr("sections") == [1]
+    for op in recvs.values():  # each block is where the servers hold it
+        for ep, name in zip(op.attr("epmap"), op.attr("recv_varnames")):
+            assert t.get_pserver_program(ep).global_block().has_var(name), (ep, name)
+
+
 def test_trainer_keeps_no_optimizer_state():
     _mlp()
     t = fluid.DistributeTranspiler()
@@ -371,6 +408,36 @@ def test_incremental_training_through_servers_equals_uninterrupted(job, tmp_path
         second.reap()
 
 
+@pytest.mark.slow
+def test_restart_from_the_last_checkpoint_resumes_the_uninterrupted_training(job, tmp_path,
+                                                                             monkeypatch):
+    """Job 1 (Adam, a weight cut over both servers): trainer 0 checkpoints after every epoch
+    (save_persistables: with the servers' moments and beta powers), trainer 1 dies after
+    epoch 1, everyone fails. Job 2's servers load the last checkpoint, the trainers go on with
+    the epoch after it: the end is one process's uninterrupted training."""
+    monkeypatch.setenv("PSTEST_MODEL", "mlp")
+    monkeypatch.setenv("PSTEST_OPTIMIZER", "adam")
+    ckpt, epochs = tmp_path / "ckpt", 4
+    first = job(PSTEST_EPOCHS=epochs, PSTEST_CKPT=ckpt, PSTEST_DIE_AFTER=1)
+    codes = first.wait(time.monotonic() + JOB_TIMEOUT_S)
+    assert codes["trainer1"] == 3 and codes["trainer0"] not in (0, None), codes
+    init = dict(np.load(first.out / "init_0.npz"))
+    last = max(int(d) for d in os.listdir(ckpt) if d.isdigit())
+    assert last in (0, 1)  # after epoch 1 trainer 0 may save before it learns of the loss
+    (tmp_path / "second").mkdir()
+    second = Job(tmp_path / "second", PSTEST_EPOCHS=epochs, PSTEST_LOAD=ckpt / str(last),
+                 PSTEST_FIRST_EPOCH=last + 1)
+    try:
+        _ok(second)
+        final = np.load(second.out / "final_0.npz")
+        for n, want in _single_process(init, epochs=epochs).items():
+            # Adam's rounding-sized differences, as in the sync test
+            np.testing.assert_allclose(final[n], want, rtol=1e-5, atol=1e-4, err_msg=n)
+            assert not np.array_equal(want, init[n])
+    finally:
+        second.reap()
+
+
 def test_saved_trainer_program_inspects_with_its_send_and_recv_ops(tmp_path):
     _mlp(fluid.optimizer.SGD(learning_rate=0.1))
     t = fluid.DistributeTranspiler()
@@ -384,20 +451,66 @@ def test_saved_trainer_program_inspects_with_its_send_and_recv_ops(tmp_path):
     assert lines[-9:] == ["send"] * 4 + ["send_barrier"] + ["recv"] * 4, shown.stdout[-2000:]
 
 
-def test_learning_rate_schedules_and_regularization_are_refused_at_transpile():
-    x = fluid.layers.data(name="x", shape=[13], dtype="float32")
-    y = fluid.layers.data(name="y", shape=[1], dtype="float32")
-    loss = fluid.layers.mean(fluid.layers.square_error_cost(
-        input=fluid.layers.fc(input=x, size=1), label=y))
-    fluid.optimizer.SGD(learning_rate=fluid.layers.exponential_decay(0.1, 10, 0.9)).minimize(loss)
-    with pytest.raises(OpError, match="learning-rate schedule"):
+def test_schedule_and_regularization_go_to_the_servers_clipping_stays_on_the_trainer():
+    """As Paddle's transpiler places them: the LR ops become each server's lr_decay_block
+    (the trainer keeps its own copy: its learning rate stays fetchable), a parameter's
+    regularization ops join its optimize blocks (cut to the block's rows), gradient clipping
+    stays on the trainer as backward ops, before the sends."""
+    lr = fluid.layers.exponential_decay(0.1, 10, 0.9)
+    _mlp(fluid.optimizer.SGD(learning_rate=lr, regularization=fluid.regularizer.L2Decay(0.01)))
+    t = fluid.DistributeTranspiler()
+    t.transpile(0, pservers=EPS, trainers=2)
+    trainer = t.get_trainer_program()
+    assert "increment" in _ops(trainer) and "sgd" not in _ops(trainer)
+    assert not [op for op in trainer.global_block().ops if op._is_optimize_op()]
+    for ep in EPS.split(","):
+        prog = t.get_pserver_program(ep)
+        serve = prog.global_block().ops[0]
+        assert _ops(prog, serve.attr("lr_decay_block_id"))[0] == "increment"
+        for idx in serve.attr("optimize_blocks"):
+            assert _ops(prog, idx) == ["sum", "scale", "scale", "sum", "sgd"]
+        assert "@LR_DECAY_COUNTER@" in t.get_startup_program(ep, prog).global_block().vars
+    # fc_0.w_0 is cut over both servers: so is its decay term
+    held = {ep: t.get_pserver_program(ep).global_block().vars for ep in EPS.split(",")}
+    decays = [v for vs in held.values() for n, v in vs.items()
+              if n.startswith("_generated_var") and ".block" in n]
+    assert sorted(v.shape[0] for v in decays) == [6, 7]
+
+
+def test_gradient_clipping_stays_on_the_trainer():
+    _mlp(fluid.optimizer.SGD(learning_rate=0.1,
+                             grad_clip=fluid.clip.GradientClipByGlobalNorm(1.0)))
+    t = fluid.DistributeTranspiler()
+    t.transpile(0, pservers=EPS, trainers=2)
+    ops = _ops(t.get_trainer_program())
+    assert "squared_l2_norm" in ops and ops.index("elementwise_mul") < ops.index("send")
+    for ep in EPS.split(","):
+        prog = t.get_pserver_program(ep)
+        for idx in prog.global_block().ops[0].attr("optimize_blocks"):
+            assert _ops(prog, idx) == ["sum", "scale", "sgd"]
+
+
+def test_unplaceable_optimize_ops_are_refused_at_transpile():
+    _mlp(fluid.optimizer.SGD(learning_rate=0.1))
+    block = fluid.default_main_program().global_block()
+    with op_role_guard(OpRole.Optimize):
+        block.append_op("elementwise_add", {"X": ["fc_0.b_0"], "Y": ["fc_1.b_0"]},
+                        {"Out": ["fc_0.b_0"]})  # reads two parameters
+    with pytest.raises(OpError, match=r"reads parameters \['fc_0.b_0', 'fc_1.b_0'\]"):
         fluid.DistributeTranspiler().transpile(0, pservers=EPS, trainers=1)
 
 
-def test_regularization_ops_are_refused_at_transpile():
-    _mlp(fluid.optimizer.SGD(learning_rate=0.1, regularization=fluid.regularizer.L2Decay(0.01)))
-    with pytest.raises(OpError, match="regularization"):
-        fluid.DistributeTranspiler().transpile(0, pservers=EPS, trainers=1)
+def test_async_mode_refuses_a_learning_rate_schedule():
+    _mlp(fluid.optimizer.SGD(learning_rate=fluid.layers.exponential_decay(0.1, 10, 0.9)))
+    with pytest.raises(OpError, match="async mode"):
+        fluid.DistributeTranspiler().transpile(0, pservers=EPS, trainers=2, sync_mode=False)
+
+
+def test_a_python_lr_scheduler_is_refused_rather_than_ignored_by_the_servers():
+    import fluidc as paddle
+    _mlp(paddle.optimizer.SGD(learning_rate=paddle.optimizer.lr.StepDecay(0.1, 2)))
+    with pytest.raises(OpError, match="paddle.optimizer.lr scheduler"):
+        fluid.DistributeTranspiler().transpile(0, pservers=EPS, trainers=2)
 
 
 def test_distributed_table_program_keeps_the_table_off_the_trainer():

@@ -245,6 +245,18 @@ def test_paddle_io_dataloader(workers):
             break
 
 
+def test_len_counts_batches_without_drawing_an_order():
+    import random
+    for n, size, drop, want in ((64, 16, True, 4), (65, 16, True, 4), (65, 16, False, 5),
+                                (3, 16, False, 1), (3, 16, True, 0)):
+        loader = DataLoader(Synthetic(n), batch_size=size, shuffle=True, drop_last=drop,
+                            return_list=True)
+        state = random.getstate()
+        assert len(loader) == want
+        assert random.getstate() == state  # len() shuffled nothing
+        assert len(list(loader)) == want
+
+
 @pytest.mark.parametrize("workers", [0, 2])
 def test_dataloader_error_names_its_origin(workers):
     x, y, loss, _ = classifier()

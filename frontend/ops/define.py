@@ -182,11 +182,13 @@ def pointwise(type: str, inputs, outputs, expr: Callable, attrs: dict | None = N
 
 
 def unary(type: str, fwd: Callable, bwd: Callable | None, uses: str = "X",
-          attrs: dict | None = None, also: tuple[str, ...] = ()) -> None:
+          attrs: dict | None = None, also: tuple[str, ...] = (),
+          second: Callable | None = None, piecewise_linear: bool = False) -> None:
     """An activation-like op X -> Out and its `<type>_grad` (inputs `uses` and Out@GRAD).
 
     fwd(ops, x, attrs) -> out; bwd(ops, v, dout, attrs) -> dx where v is X or Out per `uses`.
-    `also`: further inputs Paddle's grad op carries (accepted, not read).
+    `also`: further inputs Paddle's grad op carries (accepted, not read). With `second` (or
+    piecewise_linear) the grad op has a grad of its own, `<type>_grad_grad` (_double_grad).
     """
     pointwise(type, ["X"], ["Out"], lambda ops, i, a: {"Out": fwd(ops, i["X"], a)}, attrs,
               grad=None if bwd is None else lambda op: [OpDesc(
@@ -195,8 +197,38 @@ def unary(type: str, fwd: Callable, bwd: Callable | None, uses: str = "X",
                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))])
     if bwd is not None:
+        double = _double_grad(type, uses, bwd, second, attrs) \
+            if second is not None or piecewise_linear else None
         pointwise(type + "_grad", [uses, "Out@GRAD", *(s + "?" for s in also)], ["X@GRAD"],
-                  lambda ops, i, a: {"X@GRAD": bwd(ops, i[uses], i["Out@GRAD"], a)}, attrs)
+                  lambda ops, i, a: {"X@GRAD": bwd(ops, i[uses], i["Out@GRAD"], a)}, attrs,
+                  grad=double)
+
+
+def _double_grad(type: str, uses: str, bwd: Callable, second: Callable | None,
+                 attrs: dict | None) -> Callable:
+    """Register `<type>_grad_grad` as Paddle defines it and return the grad maker of
+    `<type>_grad`. X@GRAD = bwd(v, DOut) is linear in DOut, so the grad of DOut is
+    DDOut = bwd(v, DDX) (DDX: the grad of X@GRAD); the grad of v is second(ops, v, DOut, DDX,
+    attrs), named DOutNew for v = Out and DX for v = X; piecewise_linear ops (relu) have none
+    (their derivative is constant almost everywhere)."""
+    dv = "DOutNew" if uses == "Out" else "DX"
+
+    def expr(ops, i, a):
+        out = {"DDOut": bwd(ops, i[uses], i["DDX"], a)}
+        if second is not None:
+            out[dv] = second(ops, i[uses], i["DOut"], i["DDX"], a)
+        return out
+    pointwise(type + "_grad_grad", [uses, *(["DOut"] if second else []), "DDX"],
+              ["DDOut?", *([dv + "?"] if second else [])], expr, attrs)
+
+    def grad(op: OpDesc) -> list[OpDesc]:  # op is <type>_grad
+        ins = {uses: op.input(uses), "DDX": [grad_name(op.output("X@GRAD")[0])]}
+        outs = {"DDOut": [grad_name(op.input("Out@GRAD")[0])]}
+        if second is not None:
+            ins["DOut"] = op.input("Out@GRAD")
+            outs[dv] = [grad_name(op.input(uses)[0])]
+        return [OpDesc(type + "_grad_grad", ins, outs, dict(op.attrs))]
+    return grad
 
 
 def same_as(src: str, *dsts: str, dtype=None) -> Callable:

@@ -68,7 +68,8 @@ register(OpDef("recv", slots("X*?"), slots("Out"),
                _received, "extern", run=_recv, side_effect=True))
 register(OpDef("listen_and_serv", slots("X*?"), (),
                {"endpoint": "", "pserver_id": 0, "Fanin": 1, "sync_mode": True,
-                "endpoints": [], "optimize_blocks": [], "grad_to_block_id": []},
+                "endpoints": [], "optimize_blocks": [], "grad_to_block_id": [],
+                "lr_decay_block_id": -1},
                _served, "serve", side_effect=True))
 
 

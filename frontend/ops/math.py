@@ -262,11 +262,15 @@ def _sigmoid(o, x):
 
 
 unary("relu", lambda o, x, a: o.maximum(x, _zero(o, x)),
-      lambda o, out, d, a: o.where(o.gt(out, _zero(o, out)), d, _zero(o, d)), uses="Out")
+      lambda o, out, d, a: o.where(o.gt(out, _zero(o, out)), d, _zero(o, d)), uses="Out",
+      piecewise_linear=True)
 unary("sigmoid", lambda o, x, a: _sigmoid(o, x),
-      lambda o, out, d, a: o.mul(d, o.mul(out, o.sub(_one(o, out), out))), uses="Out")
+      lambda o, out, d, a: o.mul(d, o.mul(out, o.sub(_one(o, out), out))), uses="Out",
+      second=lambda o, out, d, dd, a: o.mul(o.mul(d, dd),
+                                            o.sub(_one(o, out), o.mul(_c(o, 2, out), out))))
 unary("tanh", lambda o, x, a: o.tanh(x),
-      lambda o, out, d, a: o.mul(d, o.sub(_one(o, out), o.mul(out, out))), uses="Out")
+      lambda o, out, d, a: o.mul(d, o.sub(_one(o, out), o.mul(out, out))), uses="Out",
+      second=lambda o, out, d, dd, a: o.mul(o.mul(_c(o, -2, out), out), o.mul(d, dd)))
 def _stanh_grad(o, x, d, a):
     t = o.tanh(o.mul(_c(o, a["scale_a"], x), x))
     return o.mul(d, o.mul(_c(o, a["scale_a"] * a["scale_b"], x), o.sub(_one(o, x), o.mul(t, t))))
@@ -276,14 +280,17 @@ def _stanh_grad(o, x, d, a):
 unary("stanh", lambda o, x, a: o.mul(_c(o, a["scale_b"], x),
                                      o.tanh(o.mul(_c(o, a["scale_a"], x), x))),
       _stanh_grad, attrs={"scale_a": 0.67, "scale_b": 1.7159})
-unary("exp", lambda o, x, a: o.exp(x), lambda o, out, d, a: o.mul(d, out), uses="Out")
-unary("log", lambda o, x, a: o.log(x), lambda o, x, d, a: o.truediv(d, x))
+unary("exp", lambda o, x, a: o.exp(x), lambda o, out, d, a: o.mul(d, out), uses="Out",
+      second=lambda o, out, d, dd, a: o.mul(d, dd))
+unary("log", lambda o, x, a: o.log(x), lambda o, x, d, a: o.truediv(d, x),
+      second=lambda o, x, d, dd, a: o.neg(o.truediv(o.mul(d, dd), o.mul(x, x))))
 unary("sqrt", lambda o, x, a: o.sqrt(x),
       lambda o, out, d, a: o.truediv(d, o.mul(_c(o, 2, out), out)), uses="Out")
 unary("rsqrt", lambda o, x, a: o.truediv(_one(o, x), o.sqrt(x)),
       lambda o, out, d, a: o.mul(d, o.mul(_c(o, -0.5, out), o.mul(out, o.mul(out, out)))),
       uses="Out")
-unary("square", lambda o, x, a: o.mul(x, x), lambda o, x, d, a: o.mul(d, o.mul(_c(o, 2, x), x)))
+unary("square", lambda o, x, a: o.mul(x, x), lambda o, x, d, a: o.mul(d, o.mul(_c(o, 2, x), x)),
+      second=lambda o, x, d, dd, a: o.mul(_c(o, 2, x), o.mul(d, dd)))
 unary("abs", lambda o, x, a: o.abs(x), lambda o, x, d, a: o.mul(d, o.sign(x)))
 unary("leaky_relu", lambda o, x, a: o.where(o.ge(x, _zero(o, x)), x, o.mul(x, _c(o, a["alpha"], x))),
       lambda o, x, d, a: o.where(o.ge(x, _zero(o, x)), d, o.mul(d, _c(o, a["alpha"], d))),

@@ -365,7 +365,7 @@ def _topk_infer(ins, a):
         raise ShapeError(f"op 'top_k': k={k} must be >= 1")
     if x.shape[-1] != -1 and k > x.shape[-1]:
         raise ShapeError(f"op 'top_k': k={k} exceeds the last dim of X {list(x.shape)}")
-    shape = x.shape[:-1] + (k,)
+    shape = tuple(x.shape[:-1]) + (k,)  # an eager tensor's shape is a list
     return {"Out": [VarInfo(shape, x.dtype, x.lod_level)],
             "Indices": [VarInfo(shape, VarType.INT64, x.lod_level)]}
 

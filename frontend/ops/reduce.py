@@ -85,9 +85,16 @@ def _register(kind: str) -> None:
 for _k in ("sum", "max", "min", "prod"):
     _register(_k)
 
+def _sum_grad_grad(op: OpDesc) -> list[OpDesc]:
+    """reduce_sum_grad's own gradient (double backward): X@GRAD broadcasts Out@GRAD, so the
+    grad of Out@GRAD sums the grad of X@GRAD over the same dims."""
+    return [OpDesc("reduce_sum", {"X": [grad_name(op.output("X@GRAD")[0])]},
+                   {"Out": [grad_name(op.input("Out@GRAD")[0])]}, dict(op.attrs))]
+
+
 pointwise("reduce_sum_grad", ["X", "Out@GRAD"], ["X@GRAD"],
           lambda o, i, a: {"X@GRAD": i["Out@GRAD"]},
-          REDUCE_ATTRS, broadcast=_keep_dims_grad_broadcast)
+          REDUCE_ATTRS, grad=_sum_grad_grad, broadcast=_keep_dims_grad_broadcast)
 for _k in ("max", "min"):
     # The gradient flows to every element equal to the extremum, as Paddle's kernel does.
     pointwise(f"reduce_{_k}_grad", ["X", "Out", "Out@GRAD"], ["X@GRAD"],

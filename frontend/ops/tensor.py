@@ -12,6 +12,7 @@ from fluidc.frontend.lazy_import import torch
 from ..dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..errors import OpError, ShapeError
 from .define import as_shape, broadcast_shape, grad_like, present
+from .matmul_double_grad import grad_of_matmul_v2_grad
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 
@@ -702,7 +703,8 @@ for _type, _attrs in (("matmul", MATMUL_ATTRS), ("matmul_v2", MATMUL_V2_ATTRS)):
     _define(_type, "extern", ["X", "Y"], ["Out"], _attrs, _matmul_infer_fn(_type), _matmul_run,
             _matmul_ref, _matmul_grad_maker(_type + "_grad"))
     _define(_type + "_grad", "extern", ["X", "Y", "Out@GRAD"], ["X@GRAD?", "Y@GRAD?"], _attrs,
-            _xy_grad_infer, _matmul_grad_run, _grads_ref(_matmul_grads))
+            _xy_grad_infer, _matmul_grad_run, _grads_ref(_matmul_grads),
+            grad=grad_of_matmul_v2_grad if _type == "matmul_v2" else None)
 
 
 # ---------------------------------------------------------------------------------------------

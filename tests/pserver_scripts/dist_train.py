@@ -5,10 +5,14 @@ own half of every batch; and PSTEST_OUT (when set) names a directory where each 
 its parameters after startup and at the end, and its losses. PSTEST_MODEL=mlp adds a hidden
 layer of 1300 (its weight is split across the servers), PSTEST_MODEL=emb looks ids up in a
 table kept on the servers (is_distributed=True; with PSTEST_TABLE=sparse only is_sparse=True:
-the trainers hold it), and PSTEST_OPTIMIZER=adam uses Adam;
+the trainers hold it), and PSTEST_OPTIMIZER=adam uses Adam (=schedule: SGD with a piecewise
+learning-rate decay and L2 weight decay);
 PSTEST_SYNC=0 runs async; PSTEST_SLEEP makes each step sleep (for the fault tests);
 PSTEST_SAVE: trainer 0 saves its persistables there at the end, PSTEST_LOAD: the servers load
-such a checkpoint after their startup (the docs' incremental training)."""
+such a checkpoint after their startup (the docs' incremental training); PSTEST_CKPT: trainer 0
+saves its persistables to PSTEST_CKPT/<epoch> after every epoch, PSTEST_DIE_AFTER: trainer 1
+exits abruptly after that epoch, PSTEST_FIRST_EPOCH: the trainers start with that epoch (a
+restart from a checkpoint)."""
 import os
 import time
 
@@ -65,6 +69,10 @@ def build():
     avg_loss = fluid.layers.mean(loss)
     if os.getenv("PSTEST_OPTIMIZER") == "adam":
         opt = fluid.optimizer.Adam(learning_rate=0.01)
+    elif os.getenv("PSTEST_OPTIMIZER") == "schedule":  # run by the servers
+        opt = fluid.optimizer.SGD(
+            learning_rate=fluid.layers.piecewise_decay([3, 6], [0.02, 0.01, 0.005]),
+            regularization=fluid.regularizer.L2Decay(0.1))
     else:
         opt = fluid.optimizer.SGD(learning_rate=0.01)
     opt.minimize(avg_loss)
@@ -121,13 +129,18 @@ def train():
         if out:
             dump(os.path.join(out, f"init_{trainer_id}.npz"), names)
         losses = []
-        for epoch in range(EPOCH_NUM):
+        for epoch in range(int(os.getenv("PSTEST_FIRST_EPOCH", "0")), EPOCH_NUM):
             for batch_id, batch_data in enumerate(train_reader(trainer_id, trainers)):
                 avg_loss_value, = exe.run(trainer_prog,
                                           feed=feeder.feed(batch_data),
                                           fetch_list=[avg_loss])
                 losses.append(float(avg_loss_value.reshape(-1)[0]))
                 time.sleep(float(os.getenv("PSTEST_SLEEP", "0")))
+            if trainer_id == 0 and os.getenv("PSTEST_CKPT"):
+                fluid.io.save_persistables(exe, os.path.join(os.getenv("PSTEST_CKPT"),
+                                                             str(epoch)), trainer_prog)
+            if trainer_id == 1 and os.getenv("PSTEST_DIE_AFTER") == str(epoch):
+                os._exit(3)
         if out:
             dump(os.path.join(out, f"final_{trainer_id}.npz"), names)
             if fluid.global_scope().find_var(TABLE) is None:
