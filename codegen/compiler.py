@@ -30,6 +30,7 @@ import weakref
 from pathlib import Path
 from types import ModuleType
 
+from ..frontend.env import env_number
 from ..frontend.errors import CompileError
 from ..frontend.logs import logger
 
@@ -94,11 +95,7 @@ def cache_dir() -> Path:
 
 def cache_max_bytes() -> int | None:
     """The disk cache's bound: FLUIDC_CACHE_MAX_MB (MiB; fractions allowed), None if unbounded."""
-    raw = os.environ.get("FLUIDC_CACHE_MAX_MB", "").strip()
-    try:
-        mb = float(raw) if raw else DEFAULT_CACHE_MAX_MB
-    except ValueError:
-        mb = DEFAULT_CACHE_MAX_MB
+    mb = env_number("FLUIDC_CACHE_MAX_MB", DEFAULT_CACHE_MAX_MB, "MiB")
     return int(mb * 1024 * 1024) if mb > 0 else None
 
 

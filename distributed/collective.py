@@ -10,13 +10,13 @@ reading a gradient (clipping, regularization, the optimizer) waits for them all.
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
+from ..frontend.env import env_number
 from ..frontend.framework import OpRole, Program
 from ..frontend.ops import grad_name
 
@@ -70,12 +70,7 @@ def plan_buckets(program: Program, bucket_bytes: int) -> list[Bucket]:
 
 def default_bucket_bytes() -> int:
     """Paddle's FLAGS_fuse_parameter_memory_size (MB) when set positive, else BUCKET_MB."""
-    value = os.environ.get("FLAGS_fuse_parameter_memory_size", "-1")
-    try:
-        mb = float(value)
-    except ValueError:
-        raise ValueError(f"FLAGS_fuse_parameter_memory_size must be a number of MB, got "
-                         f"{value!r}") from None
+    mb = env_number("FLAGS_fuse_parameter_memory_size", -1, "MB")
     return max(1, int(mb * (1 << 20))) if mb > 0 else BUCKET_MB << 20
 
 

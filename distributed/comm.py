@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import atexit
 import datetime
-import os
 import threading
 
 from fluidc.frontend.lazy_import import torch
 
+from ..frontend.env import env_number
 from ..frontend.errors import FluidcError
 
 
@@ -24,15 +24,7 @@ class CollectiveError(FluidcError, RuntimeError):
 
 def timeout_seconds() -> float:
     """How long a collective waits for its peers (FLUIDC_COLLECTIVE_TIMEOUT, default 300 s)."""
-    value = os.environ.get("FLUIDC_COLLECTIVE_TIMEOUT", "300")
-    try:
-        seconds = float(value)
-    except ValueError:
-        raise ValueError(f"FLUIDC_COLLECTIVE_TIMEOUT must be a number of seconds, got "
-                         f"{value!r}") from None
-    if seconds <= 0:
-        raise ValueError(f"FLUIDC_COLLECTIVE_TIMEOUT must be positive, got {value!r}")
-    return seconds
+    return env_number("FLUIDC_COLLECTIVE_TIMEOUT", 300, "seconds", positive=True)
 
 
 # -- trainers: one torch.distributed process group per process ---------------------------------

@@ -14,18 +14,18 @@ PeerLostError naming the peer.
 from __future__ import annotations
 
 import atexit
-import os
 import threading
 import warnings
 
+from ..frontend.env import env_number
 from ..frontend.errors import FluidcError
 from ..frontend.lazy_import import torch
 
-PING_S = float(os.environ.get("FLUIDC_PSERVER_PING_S", "1.0"))  # how often servers ping
+PING_S = env_number("FLUIDC_PSERVER_PING_S", 1.0, "seconds", positive=True)  # how often servers ping
 # A ping unanswered this long is a lost peer (a dead one fails at once: its socket closes).
-PING_TIMEOUT_S = float(os.environ.get("FLUIDC_PSERVER_PING_TIMEOUT_S", "30"))
+PING_TIMEOUT_S = env_number("FLUIDC_PSERVER_PING_TIMEOUT_S", 30, "seconds", positive=True)
 # How long the rendezvous waits for every worker of the job to start.
-JOIN_TIMEOUT_S = float(os.environ.get("FLUIDC_PSERVER_JOIN_TIMEOUT_S", "300"))
+JOIN_TIMEOUT_S = env_number("FLUIDC_PSERVER_JOIN_TIMEOUT_S", 300, "seconds", positive=True)
 
 
 class PeerLostError(FluidcError, RuntimeError):

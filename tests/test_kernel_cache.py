@@ -16,6 +16,7 @@ import pytest
 
 import fluidc as fluid
 from fluidc.codegen import compiler
+from fluidc.distributed import comm
 from fluidc.runtime import executor as executor_mod
 
 
@@ -314,3 +315,15 @@ def test_plans_go_with_their_program(tmp_path, monkeypatch):
     gc.collect()
     assert plan() is None and len(exe._plans) == 1
     assert exe.run(keep, feed={"x": np.ones((1, 3), "float32")}, fetch_list=[keep_out])
+
+
+@pytest.mark.parametrize("name, read", [
+    ("FLUIDC_CACHE_MAX_MB", lambda: compiler.cache_max_bytes()),
+    ("FLUIDC_COLLECTIVE_TIMEOUT", lambda: comm.timeout_seconds()),
+])
+def test_malformed_number_in_environment_names_the_variable(monkeypatch, name, read):
+    monkeypatch.setenv(name, "ten")
+    with pytest.raises(ValueError, match=f"{name} must be a .*number.*'ten'"):
+        read()
+    monkeypatch.setenv(name, " ")
+    assert read() is None or read() > 0  # blank is unset: the default
