@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
-from ..frontend.ops import VarInfo
+from ..frontend.ops import OpDesc, VarInfo
 from ..frontend.ops.conv import MAX_POOL_FLOOR, pool_geometry, window_spans
-from ..passes.fuse import PoolKernel
+from ..passes.fuse import PoolKernel, pool_reads
 from .c import _ENV, PARALLEL_MIN, c_literal, c_type
 from .dynamic_batch import BATCH
 from .kernel import Storage, _strides
@@ -62,8 +62,10 @@ def _whole_columns(a, cols, k: int, s: int, left: int) -> tuple[int, int]:
 def render_pool(step: PoolKernel, infos: dict[str, VarInfo], name: str,
                 storage: Storage = str) -> PoolSpec:
     """The C function computing `step`: params are X, the stored output and, for
-    pool2d_argmax, its indices (storages)."""
+    pool2d_argmax, its indices (storages); a grad's are render_pool_grad's."""
     pool = step.pool
+    if pool.type.endswith("_grad"):
+        return render_pool_grad(pool, infos, name, storage)
     a = pool.attrs
     x, y = pool.input("X")[0], pool.output("Out")[0]
     xshape, yshape = tuple(infos[x].shape), tuple(infos[y].shape)
@@ -98,3 +100,43 @@ def render_pool(step: PoolKernel, infos: dict[str, VarInfo], name: str,
         parallel=int(math.prod(xshape) >= PARALLEL_MIN),
         init=c_literal(MAX_POOL_FLOOR, dtype) if is_max else f"({T})0")
     return PoolSpec(buffers, dtypes, [False] + [True] * (len(buffers) - 1), source)
+
+
+def render_pool_grad(op: OpDesc, infos: dict[str, VarInfo], name: str,
+                     storage: Storage = str) -> PoolSpec:
+    """The C function computing X@GRAD of a pool2d_grad or pool2d_argmax_grad `op`
+    (templates/c/pool_grad.c.j2): params are what it reads (pool_reads' order), then X@GRAD."""
+    a = op.attrs
+    x, d, dx = op.input("X")[0], op.input("Out@GRAD")[0], op.output("X@GRAD")[0]
+    xshape, dshape = tuple(infos[x].shape), tuple(infos[d].shape)
+    fmt, k, s, pads, out = pool_geometry(op.type, xshape, a)
+    dims = _DIMS[fmt]
+    hw = (xshape[dims[2]], xshape[dims[3]])
+    rows, cols = window_spans(a, hw, k, s, pads, out)
+    xs = [_strides(xshape)[i] for i in dims]
+    ds = [_strides(dshape)[i] for i in dims]
+    dtype = to_numpy_dtype(infos[x].dtype)
+    T = c_type(dtype)
+    kind = "indices" if op.type == "pool2d_argmax_grad" else \
+        "max" if a["pooling_type"] == "max" else "average"
+    reads = pool_reads(op)
+    pointers = {x: "x", d: "d"}
+    if kind == "indices":
+        pointers[op.input("Indices")[0]] = "ind"
+    params = [f"const int64_t {BATCH}"]
+    dtypes = []
+    for i, n in enumerate(reads):
+        t = "int64_t" if pointers[n] == "ind" else T
+        params.append(f"const {t} *restrict b{i}")
+        dtypes.append(np.dtype(np.int64) if pointers[n] == "ind" else dtype)
+    params.append(f"{T} *restrict b{len(reads)}")
+    names = {pointers[n]: f"b{i}" for i, n in enumerate(reads)}
+    source = _ENV.get_template("pool_grad.c.j2").render(
+        name=name, params=params, kind=kind, T=T, x=names.get("x"), d=names["d"],
+        ind=names.get("ind"), dx=f"b{len(reads)}", width=hw[1], xs=xs, ds=ds,
+        n=xshape[0], c=xshape[dims[1]], h=hw[0], w=hw[1], oh=out[0], ow=out[1],
+        rows=[v for r in rows for v in r] if math.prod(dshape) else [],
+        cols=[v for r in cols for v in r],
+        parallel=int(math.prod(xshape) >= PARALLEL_MIN), init=c_literal(MAX_POOL_FLOOR, dtype))
+    return PoolSpec([storage(n) for n in reads] + [storage(dx)], dtypes + [dtype],
+                    [False] * len(reads) + [True], source)

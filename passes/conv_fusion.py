@@ -29,6 +29,7 @@ import math
 from ..frontend.dtypes import VarType
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.conv import native_max_pool
+from ..frontend.ops.registry import EMPTY_VAR
 from .fuse import CONVS as CONVS_FUSED, POOLS
 
 CONVS = ("conv2d", "depthwise_conv2d")
@@ -165,10 +166,12 @@ def fuse_conv_epilogues(ops: list[OpDesc], infos: dict[str, VarInfo],
 # -- generated pools -----------------------------------------------------------------------------
 def generated_pool(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
     """Whether the C backend computes this op as generated code (a PoolKernel): every max or
-    average pool2d, and pool2d_argmax, over float32 or float64; each measured faster than
-    torch's (docs/architecture.md, "Fusion beyond pointwise chains")."""
+    average pool2d, pool2d_argmax and their grads (those writing X@GRAD), over float32 or
+    float64; each measured faster than torch's (docs/architecture.md, "Fusion beyond
+    pointwise chains")."""
     return op.type in POOLS and infos[op.input("X")[0]].dtype in FLOATS \
-        and op.attrs.get("pooling_type") in ("max", "avg")
+        and op.attrs.get("pooling_type") in ("max", "avg") \
+        and (not op.type.endswith("_grad") or op.output("X@GRAD") not in ([], [EMPTY_VAR]))
 
 
 # -- generated convolutions ---------------------------------------------------------------------

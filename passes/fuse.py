@@ -74,13 +74,30 @@ class MatmulKernel(Fused):
         return self.matmul.output("Out")[0]
 
 
-POOLS = ("pool2d", "pool2d_argmax")  # the ops a PoolKernel computes
+# The ops a PoolKernel computes: pools and their grads (which write X@GRAD).
+POOLS = ("pool2d", "pool2d_argmax", "pool2d_grad", "pool2d_argmax_grad")
+
+
+def pool_result(op: OpDesc) -> str:
+    """The var a pool op (POOLS) computes: Out, or X@GRAD for a grad."""
+    return op.output("X@GRAD" if op.type.endswith("_grad") else "Out")[0]
+
+
+def pool_reads(op: OpDesc) -> list[str]:
+    """The vars the generated code of a pool op (POOLS) reads: a pool's X; a grad's Out@GRAD,
+    after the kept Indices (pool2d_argmax_grad) or X (a max pool's grad finds each window's
+    maximum again); an average pool's grad reads only Out@GRAD."""
+    if not op.type.endswith("_grad"):
+        return op.input("X")
+    if op.type == "pool2d_argmax_grad":
+        return op.input("Indices") + op.input("Out@GRAD")
+    return (op.input("X") if op.attrs["pooling_type"] == "max" else []) + op.input("Out@GRAD")
 
 
 @dataclass
 class PoolKernel(Fused):
-    """A pool2d (or pool2d_argmax, also storing its indices) computed by generated code,
-    `ops[0]`, and optionally a transpose2 of a pool2d's result, `ops[1]`, folded into its store
+    """A pool2d (or pool2d_argmax, also storing its indices, or the grad of either) computed by
+    generated code, `ops[0]`, and optionally a transpose2 of a pool2d's result, `ops[1]`, folded into its store
     (the pool writes the transposed layout at once: the end of a channels-last chain). The
     pool's own output is then never stored."""
 
@@ -95,7 +112,7 @@ class PoolKernel(Fused):
     @property
     def stored(self) -> str:
         """The var the kernel writes."""
-        return self.ops[-1].output("Out")[0]
+        return pool_result(self.ops[-1])
 
 
 CONVS = ("conv2d_fused",)  # the ops a ConvKernel computes
@@ -397,7 +414,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             cur.matmul = True
             cur.add(op, "elem", reads[i])
         else:
-            why = "after a generated pool" if pools.intersection(op.outputs.get("Out", ())) \
+            why = "after a generated pool" if op.type in POOLS and pool_result(op) in pools \
                 else f"after the library call '{op.type}'"
             cur = None
             groups.append(op)
@@ -438,9 +455,9 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
     for i, (g, later) in enumerate(zip(groups, reads_after)):
         if isinstance(g, OpDesc) and id(g) in folded:
             continue
-        if isinstance(g, OpDesc) and g.type in POOLS and g.output("Out")[0] in pools:
+        if isinstance(g, OpDesc) and g.type in POOLS and pool_result(g) in pools:
             nxt = groups[i + 1] if i + 1 < len(groups) else None
-            y = g.output("Out")[0]
+            y = pool_result(g)
             # y read by the transpose alone (live_out holds storages read through views)
             fold = g.type == "pool2d" and isinstance(nxt, OpDesc) and nxt.type == "transpose2" \
                 and nxt.input("X") == [y] and y not in live_out \
@@ -448,8 +465,8 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             if fold:
                 folded.add(id(nxt))
             ops_ = [g, nxt] if fold else [g]
-            steps.append(PoolKernel(ops_, tuple(infos[y].shape), g.input("X"),
-                                    ops_[-1].output("Out") + g.outputs.get("Indices", []),
+            steps.append(PoolKernel(ops_, tuple(infos[y].shape), pool_reads(g),
+                                    [pool_result(ops_[-1])] + g.outputs.get("Indices", []),
                                     split="a generated pool"))
             continue
         if isinstance(g, OpDesc) and g.type in CONVS and g.output("Output")[0] in convs:

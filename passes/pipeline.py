@@ -13,7 +13,7 @@ from ..frontend.framework import Program
 from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
-from .fuse import Step, build_steps, run_concurrently
+from .fuse import Step, build_steps, pool_result, run_concurrently
 from .constant_fold import fold_constants
 from .control_flow import attach_blocks, has_sub_blocks
 from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_conv, generated_pool,
@@ -247,7 +247,7 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
     if strategy.fuse_all:
         lowered = run_pass("fuse_gemm_epilogue", fuse_matmul_bias, lowered, infos, live_out,
                            leave=products)
-    pools = {op.output("Out")[0] for op in lowered if generated_pool(op, infos)} \
+    pools = {pool_result(op) for op in lowered if generated_pool(op, infos)} \
         if strategy.fuse_all and target == "c" else set()  # pools the C backend generates
     convs = {op.output("Output")[0] for op in lowered if generated_conv(op, infos)} \
         if strategy.fuse_all and target == "c" else set()  # and convolutions

@@ -144,6 +144,40 @@ def test_random_argmax_pools_against_reference_and_unfused(seed):
         assert_same(got[1], want[1], f"Indices vs {what} {a}")
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_random_pool_grads_against_reference_and_unfused(seed):
+    """pool2d_grad generated (windows found again over X for max pools; an average's dOut
+    times Paddle's float32 reciprocal divisors), and pool2d_argmax_grad where training keeps a
+    max pool's indices: dX of the random pools above against the reference and, on finite
+    inputs, the unfused plan (torch's kernels route a NaN window to its last NaN)."""
+    a, x, dtype = _random_case(seed)
+    program = _one_pool(a, x)
+    block = program.global_block()
+    out = block.var("out")
+    dout = seeded(f"pool_grad{seed}").standard_normal(
+        pool_grad_out_shape(a, x.shape)).astype(dtype)
+    dv = data_var(block, "dout", dout)
+    block.create_var(name="dx", dtype=dtype)
+    block.append_op("pool2d_grad", {"X": [block.var("x")], "Out": [out], "Out@GRAD": [dv]},
+                    {"X@GRAD": ["dx"]}, a)
+    feed = {"x": x, "dout": dout}
+    kept = a["pooling_type"] == "max" and native_max_pool(x.shape, a)
+    steps = _pool_steps(program, feed, ["dx"])
+    assert [["pool2d_argmax_grad"] if kept else ["pool2d_grad"]] == steps[1:], steps
+    got = run_c(program, feed, ["dx"])[0]
+    assert_same(got, run_reference(program, feed, ["dx"])[0], f"dX vs reference {a}", TOL[dtype])
+    if np.isfinite(x).all():
+        with fluid.scope_guard(fluid.Scope()):
+            unfused = fluid.Executor(fluid.CPUPlace()).run(_unfused(program), feed=feed,
+                                                           fetch_list=["dx"])[0]
+        assert_same(got, unfused, f"dX vs unfused {a}", TOL[dtype])
+
+
+def pool_grad_out_shape(a: dict, shape: tuple) -> tuple:
+    fmt, _, _, _, out = pool_geometry("pool2d", shape, a)
+    return (shape[0], shape[1], *out) if fmt == "NCHW" else (shape[0], *out, shape[3])
+
+
 def _chain(seed: int):
     """Two or three NCHW pools in a row (a channels-last chain): (program, feed, fetches, the
     pools' attrs)."""
