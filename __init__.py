@@ -21,7 +21,7 @@ from .frontend.layers.tensor import (assign, create_parameter, full_like, ones_l
                                      static_data as data, zeros_like)
 from .frontend.layers.api2.linalg import addmm, norm
 from .frontend.layers.api2 import add_n, rand, randint, randn, stanh, uniform
-from .tensor.creation import arange
+from .tensor.creation import arange, linspace
 from .tensor.stat import numel, std, var
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
                                       less_equal, less_than, logical_and, logical_not,
@@ -30,8 +30,8 @@ from .frontend.layers.api2.manipulation import (gather, moveaxis, multiplex, res
                                                 scatter, slice, split, strided_slice, t)
 from .frontend.layers.api2.search import where
 from .frontend.layers.api2.crop_shard import crop, shard_index
-from .frontend.layers.api2.shaping import (expand, squeeze, squeeze_, stack, topk, unsqueeze,
-                                           unsqueeze_)
+from .frontend.layers.api2.shaping import (argsort, expand, sort, squeeze, squeeze_, stack, topk,
+                                           unsqueeze, unsqueeze_)
 from .frontend.param_attr import ParamAttr
 from . import backward  # noqa: F401
 from . import clip, optimizer, regularizer, tensor  # noqa: F401

@@ -1,6 +1,7 @@
 """paddle.tensor.creation: tensors filled with a value or drawn at random."""
 from ..frontend.layers.api2 import full, ones, rand, randint, randn, uniform, zeros
-from ..frontend.layers.tensor import assign, fill_constant, full_like, ones_like, zeros_like
+from ..frontend.layers.tensor import (assign, fill_constant, full_like, linspace, ones_like,
+                                      zeros_like)
 
 import numpy as np
 
@@ -8,8 +9,8 @@ from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.framework import Variable
 from ..frontend.layers.helper import ArgumentTypeError
 
-__all__ = ["arange", "assign", "fill_constant", "full", "full_like", "ones", "ones_like", "rand",
-           "randint", "randn", "uniform", "zeros", "zeros_like"]
+__all__ = ["arange", "assign", "fill_constant", "full", "full_like", "linspace", "ones",
+           "ones_like", "rand", "randint", "randn", "uniform", "zeros", "zeros_like"]
 
 
 def _bound(value, arg: str):
@@ -36,3 +37,4 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     if dtype is None:
         dtype = "int64" if all(isinstance(b, (int, np.integer)) for b in bounds) else "float32"
     return assign(np.arange(*bounds, dtype=to_numpy_dtype(dtype)))
+

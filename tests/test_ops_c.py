@@ -510,6 +510,13 @@ add("shape", Case({"Input": f(*S)}), Case({"Input": I((2, 1, 4), 0, 9, "int32")}
 add("rnn_memory_helper", Case({"X": f(*S)}))
 add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
     Case({"X": f(4, 7, 3)}, {"k": 2, "axis": 1, "largest": False}, label="axis1_smallest"))
+add("argsort", Case({"X": f(4, 7)}),
+    Case({"X": f(4, 7, 3)}, {"axis": 1, "descending": True}, label="axis1_descending"))
+add("linspace", *[Case({"Start": Const([lo]), "Stop": Const([hi]), "Num": Const([n], "int32")},
+                       {"dtype": int(dt)}, label=f"{lo}_{hi}_{n}_{dt.name}")
+                  for lo, hi, n, dt in ((0.0, 10.0, 7, VarType.FP32), (2.5, -1.0, 1, VarType.FP64),
+                                        (-3.0, 11.0, 9, VarType.INT32),
+                                        (0.0, 1e6, 0, VarType.INT64))])
 
 
 # Random ops: only their statistics are checkable (tests below). dropout also has cases above.

@@ -243,6 +243,44 @@ def test_top_k_v2(a):
         infer("top_k_v2", {"X": [((2, 3), F32)]}, {"k": 4})
 
 
+@pytest.mark.parametrize("a", [{}, {"axis": 0, "descending": True}, {"axis": 1}])
+def test_argsort(a):
+    """Values and indices against torch's stable sort over ties, NaN and infinities; the grad
+    (dOut scattered back through the indices) against finite differences."""
+    x = np.round(RNG.standard_normal((3, 4, 5)) * 2)  # ties
+    x[0, 1, 2], x[1, 0, 0], x[2, 3, 4] = np.nan, np.inf, -np.inf
+    got = check_run("argsort", {"X": [x]}, a)
+    v, i = torch.sort(torch.from_numpy(x), dim=a.get("axis", -1),
+                      descending=a.get("descending", False), stable=True)
+    np.testing.assert_array_equal(got["Out"][0], v.numpy())
+    np.testing.assert_array_equal(got["Indices"][0], i.numpy())
+    assert infer("argsort", {"X": [((-1, 4, 5), F32)]}, a)["Indices"][0].dtype == VarType.INT64
+    check_grad("argsort", {"X": RNG.permutation(60).reshape(3, 4, 5) / 7.0}, a, ["X"])
+    with pytest.raises(ShapeError, match="argsort"):
+        infer("argsort", {"X": [((2, 3), F32)]}, {"axis": 2})
+
+
+@pytest.mark.parametrize("start, stop, num, dtype", [
+    (0.0, 10.0, 11, "float32"), (10.0, 0.0, 11, "float64"), (0.5, 0.5, 4, "float32"),
+    (0.0, 10.0, 200, "int32"), (-7.0, 3.0, 6, "int64"), (1.0, 2.0, 1, "float64"),
+    (1.0, 2.0, 0, "float32")])
+def test_linspace(start, stop, num, dtype):
+    """The fed Num is folded into the plan (an output of num values); the values against
+    numpy's linspace (ints truncated as numpy's astype), the C plan against the reference."""
+    program = fluid.Program()
+    with fluid.program_guard(program, fluid.Program()):
+        num_var = fluid.data("num", [1], "int32")
+        out = fluid.layers.linspace(start, stop, num_var, dtype=dtype)
+    feed = {"num": np.array([num], np.int32)}
+    got = run_c(program, feed, [out.name])[0]
+    want = np.linspace(start, stop, num).astype(dtype)
+    assert got.dtype == np.dtype(dtype) and got.shape == (num,)
+    np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == "float32" else 1e-12)
+    np.testing.assert_array_equal(got, run_reference(program, feed, [out.name])[0])
+    with pytest.raises(OpError, match="Num must be >= 0"):
+        run_c(program, {"num": np.array([-1], np.int32)}, [out.name])
+
+
 # --- through the C executor, with backward -----------------------------------------------------
 
 def test_shape_ops_program_with_backward():

@@ -221,6 +221,23 @@ def topk(input, k: int, name=None):
     return values, indices
 
 
+ARGSORT_DTYPES = ("float16", "bfloat16", "float32", "float64", "int16", "int32", "int64", "uint8")
+
+
+def argsort(input, axis: int = -1, descending: bool = False, name=None, stable: bool = False):
+    """(sorted values, their int64 indices) of input along axis (the `argsort` op): a stable
+    sort, ascending unless descending."""
+    check_variable_and_dtype(input, "input", ARGSORT_DTYPES, "argsort")
+    check_type(axis, "axis", (int,), "argsort")
+    helper = LayerHelper("argsort", name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    ids = helper.create_variable_for_type_inference(VarType.INT64, stop_gradient=True)
+    helper.append_op("argsort", inputs={"X": [input]}, outputs={"Out": [out], "Indices": [ids]},
+                     attrs={"axis": axis, "descending": bool(descending),
+                            "stable": bool(stable)})
+    return out, ids
+
+
 def accuracy(input, label, k: int = 1, correct=None, total=None):
     """The fraction of rows whose label is among the top k predictions."""
     helper = LayerHelper("accuracy")

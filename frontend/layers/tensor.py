@@ -333,3 +333,39 @@ def shape(input: Variable) -> Variable:
     out = helper.create_variable_for_type_inference(VarType.INT32, stop_gradient=True)
     helper.append_op("shape", {"Input": [input]}, {"Out": [out]})
     return out
+
+
+_LINSPACE_DTYPES = ("float32", "float64", "int32", "int64")
+
+def linspace(start, stop, num, dtype=None, name=None):
+    """paddle.linspace: `num` evenly spaced values from start to stop (the `linspace` op).
+    start and stop: numbers or one-value Tensors; num: an int or a one-value int32 Tensor;
+    dtype float32 by default. A float64 (int64) bound with a float32 or int32 (int32) dtype is
+    refused, as Paddle refuses it (the values could overflow)."""
+    dtype = "float32" if dtype is None else dtype
+    check_dtype(dtype, "dtype", _LINSPACE_DTYPES, "linspace")
+    out_dtype = dtype_name(convert_dtype(dtype))
+    bounds = []
+    for value, arg in ((start, "start"), (stop, "stop")):
+        if isinstance(value, Variable):
+            check_dtype(value.dtype, arg, _LINSPACE_DTYPES, "linspace")
+            bounds.append(value)
+        else:
+            check_type(value, arg, (int, float, np.integer, np.floating), "linspace")
+            bounds.append(fill_constant([1], out_dtype, value))
+    kinds = {dtype_name(b.dtype) for b in bounds}
+    if ("float64" in kinds and out_dtype in ("float32", "int32")) or \
+            ("int64" in kinds and out_dtype == "int32"):
+        raise ArgumentValueError(
+            f"linspace: the dtypes of start/stop are {'/'.join(dtype_name(b.dtype) for b in bounds)} "
+            f"but dtype is {out_dtype}, which may overflow; give a wider dtype")
+    if isinstance(num, Variable):
+        check_dtype(num.dtype, "num", ("int32",), "linspace")
+    else:
+        check_type(num, "num", (int, np.integer), "linspace")
+        num = fill_constant([1], "int32", num)
+    helper = LayerHelper("linspace", name=name)
+    out = helper.create_variable_for_type_inference(out_dtype)
+    helper.append_op("linspace", inputs={"Start": [bounds[0]], "Stop": [bounds[1]], "Num": [num]},
+                     outputs={"Out": [out]}, attrs={"dtype": int(convert_dtype(out_dtype))})
+    return out

@@ -914,11 +914,61 @@ def _topk_grad_run(ins, outs, a, rng):
                                        ins["Out@GRAD"][0])
 
 
+def _scatter_grad_infer(ins, a):
+    return {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]}
+
+
 _define("top_k_v2", "extern", ["X", "K?"], ["Out", "Indices"], TOPK_ATTRS, _topk_infer,
         _topk_run, _topk_ref, _topk_grad, shape_inputs=("K",), fold=_topk_fold)
 _define("top_k_v2_grad", "extern", ["X", "Indices", "Out@GRAD"], ["X@GRAD?"], TOPK_ATTRS,
-        lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
-        _topk_grad_run, _topk_grad_ref)
+        _scatter_grad_infer, _topk_grad_run, _topk_grad_ref)
+
+
+# argsort (paddle.argsort / paddle.sort): Out the values of X sorted along axis, Indices their
+# int64 positions. Always a stable sort: ties keep the lower index first, ascending or
+# descending; NaN sorts above every number (last ascending, first descending), as Paddle's CPU
+# comparator and torch order it. Its grad scatters dOut back through Indices (top_k_v2's).
+ARGSORT_ATTRS = {"axis": -1, "descending": False, "stable": False}
+
+
+def _argsort_infer(ins, a):
+    x = ins["X"][0]
+    _axis(a["axis"], len(x.shape), "argsort")
+    return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)],
+            "Indices": [VarInfo(x.shape, VarType.INT64, x.lod_level)]}
+
+
+def _argsort_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    if x.ndim == 0:
+        return {"Out": [x.copy()], "Indices": [np.zeros((), np.int64)]}
+    axis = a["axis"] % x.ndim
+    if a["descending"]:  # the stable ascending order of X reversed, read backwards
+        flipped = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        idx = np.flip(x.shape[axis] - 1 - flipped, axis)
+    else:
+        idx = np.argsort(x, axis=axis, kind="stable")
+    return {"Out": [np.take_along_axis(x, idx, axis)], "Indices": [idx.astype(np.int64)]}
+
+
+def _argsort_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    v, i = torch.sort(x, dim=a["axis"] % max(x.dim(), 1), descending=bool(a["descending"]),
+                      stable=True)
+    outs["Out"][0].copy_(v)
+    outs["Indices"][0].copy_(i)
+
+
+def _argsort_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("argsort_grad", {"X": op.input("X"), "Indices": op.output("Indices"),
+                                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   grad_like(op, "X"), dict(op.attrs))]
+
+
+_define("argsort", "extern", ["X"], ["Out", "Indices"], ARGSORT_ATTRS, _argsort_infer,
+        _argsort_run, _argsort_ref, _argsort_grad)
+_define("argsort_grad", "extern", ["X", "Indices", "Out@GRAD"], ["X@GRAD?"], ARGSORT_ATTRS,
+        _scatter_grad_infer, _topk_grad_run, _topk_grad_ref)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import numpy as np
 from ...dtypes import VarType
 from ...framework import Variable
 from .. import conv as _conv
+from .. import nn as _nn
 from .. import tensor as _tensor
 from ..helper import (ArgumentValueError, LayerHelper, check_type, check_variable_and_dtype,
                       static_inplace)
@@ -135,4 +136,20 @@ def topk(x: Variable, k, axis=None, largest: bool = True, sorted: bool = True,  
     return values, indices
 
 
-__all__ = ["expand", "squeeze", "squeeze_", "stack", "topk", "unsqueeze", "unsqueeze_"]
+def argsort(x: Variable, axis: int = -1, descending: bool = False, stable: bool = False,
+            name: str | None = None) -> Variable:
+    """paddle.argsort: the int64 indices that sort x along axis (stable; ties keep the lower
+    index first)."""
+    check_variable_and_dtype(x, "x", _nn.ARGSORT_DTYPES, "argsort")
+    return _nn.argsort(x, axis, descending, name, stable)[1]
+
+
+def sort(x: Variable, axis: int = -1, descending: bool = False, stable: bool = False,
+         name: str | None = None) -> Variable:
+    """paddle.sort: x's values sorted along axis (the argsort op's Out)."""
+    check_variable_and_dtype(x, "x", _nn.ARGSORT_DTYPES, "sort")
+    return _nn.argsort(x, axis, descending, name, stable)[0]
+
+
+__all__ = ["argsort", "expand", "sort", "squeeze", "squeeze_", "stack", "topk", "unsqueeze",
+           "unsqueeze_"]
