@@ -20,7 +20,7 @@ from .frontend.layers.api2 import clip as _clip_layer
 from .frontend.layers.tensor import (assign, create_parameter, full_like, ones_like, shape,
                                      static_data as data, zeros_like)
 from .frontend.layers.api2.linalg import addmm, norm
-from .frontend.layers.api2 import add_n, rand, randint, randn, stanh, uniform
+from .frontend.layers.api2 import add_n, normal, rand, randint, randn, randperm, stanh, uniform
 from .tensor.creation import arange, linspace
 from .tensor.stat import numel, std, var
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
@@ -46,6 +46,7 @@ from .runtime.lod import create_lod_tensor, create_random_int_lodtensor
 from .runtime.reader import batch
 from .runtime.inspect_plan import PlanView, inspect  # the plan exe.run builds, as an object
 from . import transpiler  # noqa: F401,E402
+from . import incubate  # noqa: F401,E402 (paddle.incubate.layers.nn)
 from .distributed.transpiler import DistributeTranspiler, DistributeTranspilerConfig  # noqa: E402
 
 # Program.desc, Program.state_dict, Variable.get_value ... need the lower layers: bound there.
@@ -81,6 +82,8 @@ from .dygraph import (EagerParamBase, Tensor, grad, is_grad_enabled, no_grad,  #
                       set_grad_enabled, to_tensor)
 from .dygraph.io import load, save  # noqa: E402 (paddle.save / paddle.load, either mode)
 from . import jit  # noqa: E402 (paddle.jit: to_static, save, load)
+from . import utils  # noqa: E402 (paddle.utils)
+from .dygraph.flops import flops  # noqa: E402 (paddle.flops)
 from .dygraph import callbacks  # noqa: E402 (paddle.callbacks)
 from .dygraph.model import Model  # noqa: E402 (paddle.Model, hapi)
 from .dygraph.summary import summary  # noqa: E402 (paddle.summary)

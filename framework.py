@@ -6,8 +6,9 @@ bound here, once, when fluidc is imported.
 """
 from .frontend.dtypes import convert_dtype as convert_np_dtype_to_dtype_  # noqa: F401
 from .frontend.framework import (Block, Operator, OpRole, Parameter, Program, Variable,  # noqa: F401
-                                 default_main_program, default_startup_program, program_guard,
-                                 switch_main_program, switch_startup_program)
+                                 default_main_program, default_startup_program,
+                                 in_dygraph_mode, program_guard, switch_main_program,
+                                 switch_startup_program)
 from .passes.prune import prune_program
 from .runtime import io as _io
 from .runtime.desc import BlockDesc, ProgramDesc
@@ -29,11 +30,6 @@ Variable.set_value = _io.set_value
 io_utils = _io
 is_parameter = _io.is_parameter
 is_persistable = _io.is_persistable
-
-
-def in_dygraph_mode() -> bool:
-    """fluidc runs static programs only."""
-    return False
 
 
 def in_pir_mode() -> bool:

@@ -7,7 +7,8 @@ program, the update as the optimizer's program:
   paddle.jit.to_static (one traced program, one tape node) against torch.compile's forward;
 - transformer: the encoder block of bench/transformer.py (batch 8 x 128 x 256, 4 heads, FFN
   1024, dropout 0.1 on the attention weights, loss mean(out^2), Adam), written as an eager
-  nn.Layer; torch runs transformer.TorchBlock from the same initial weights.
+  nn.Layer; torch runs transformer.TorchBlock from the same initial weights, eager and with
+  its loss function through torch.compile.
 fluidc's setup compiles its plans before the timed calls (FLUIDC_TIERED=0 while it warms up:
 no timed call runs on tier 0 or waits for the compiler).
 """
@@ -141,12 +142,12 @@ def _fluidc_block(to_static: bool = False):
     return _train(paddle, net, lambda: paddle.mean(paddle.square(net(x))))
 
 
-def _torch_block():
+def _torch_block(compile_: bool = False):
     import fluidc as paddle
     if "state" not in _shared:
         paddle.disable_static()
         _shared["state"] = eager_block(paddle).state()
-    return tb.TorchBlock(_shared["state"]).train_step(tb.synthetic_data())
+    return tb.TorchBlock(_shared["state"]).train_step(tb.synthetic_data(), compile_=compile_)
 
 
 def parity(steps: int = 3) -> dict:
@@ -186,6 +187,8 @@ def run(repeat: int | None = None, verbose: bool = True) -> list[dict]:
     rows += run_bench(f"dygraph transformer block train step (b{tb.BATCH}, Adam)", [
         Competitor("fluidc eager", _fluidc_block),
         Competitor("fluidc to_static", lambda: _fluidc_block(to_static=True)),
-        Competitor("torch eager", _torch_block, optional=True)],
+        Competitor("torch eager", _torch_block, optional=True),
+        Competitor("torch.compile", lambda: _torch_block(compile_=True), optional=True,
+                   note="loss function compiled, backward autograd, Adam eager")],
         repeat=repeat or 10, number=1, warmup=2, baseline="fluidc eager", verbose=verbose)
     return rows

@@ -3,9 +3,12 @@ definitions (compiled per signature), a tape for backward, and the glue that let
 Layers and paddle.optimizer optimizers run eagerly (docs/architecture.md, "Dygraph")."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
+from ..frontend.framework import framework_mode, set_mode
 from .autograd import grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import EagerParamBase, Tensor, new_tensor
 from .tracer import EAGER_PROGRAM
@@ -15,7 +18,18 @@ from ..passes.optimizer import Optimizer as _Optimizer
 _optimizer.bind(_Optimizer)
 
 __all__ = ["Tensor", "EagerParamBase", "to_tensor", "no_grad", "grad", "set_grad_enabled",
-           "is_grad_enabled", "EAGER_PROGRAM"]
+           "is_grad_enabled", "EAGER_PROGRAM", "guard"]
+
+
+@contextlib.contextmanager
+def guard(place=None):
+    """fluid.dygraph.guard: dygraph mode inside the block, the mode before it after."""
+    before = framework_mode()
+    set_mode("dygraph")
+    try:
+        yield
+    finally:
+        set_mode(before)
 
 
 def _default_dtype(data) -> np.dtype | None:

@@ -9,12 +9,12 @@ import functools
 
 import numpy as np
 
-from ..frontend.framework import Program, program_guard
+from ..frontend.framework import Operator, Program, program_guard
 from ..passes.backward import gradients as static_gradients
 from .runner import PROGRAMS
 from ..frontend import unique_name
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
-from ..frontend.ops.registry import EMPTY_VAR
+from ..frontend.ops.registry import EMPTY_VAR, grad_name
 
 _enabled = [True]
 
@@ -92,8 +92,23 @@ class _Tape:
         self.makers: dict[str, object] = {}  # array name -> the node that made it
         self.ops = []
         self.structure = []  # per node: its ops' keys and the names of the arrays they read, wrote
+        # to_static calls with control-flow ops: (their program, its var name -> name here,
+        # the indices in self.ops of their ops, which the backward runs again); their vars
+        # without an array (the values the call did not fetch) are declared as in the program
+        self.replayed: list[tuple[Program, dict[str, str], list[int]]] = []
+        self.declared: dict[str, object] = {}
         for node in nodes:
             used = []
+            first = len(self.ops)
+            renames: dict[str, str] = {}
+
+            def name(v, arrays, node=node, renames=renames):
+                if node.program is None or v in arrays:
+                    c = renames[v] = self.name(arrays[v])
+                else:
+                    c = renames[v] = f"{v}@CALL{len(self.replayed)}"
+                    self.declared[c] = node.program.global_block().var(v)
+                return c
             # a to_static call is one node of many ops (dygraph/jit.py): its vars other than
             # its inputs have no parent entry (the node made them)
             for desc in node.desc if isinstance(node.desc, list) else (node.desc,):
@@ -101,7 +116,7 @@ class _Tape:
                 for slot, vs in desc.inputs.items():
                     ins[slot] = []
                     for v in vs:
-                        c = self.name(node.ins[v])
+                        c = name(v, node.ins)
                         t, parent = node.parents.get(v, (None, node))
                         if parent is None:
                             self.leaves.setdefault(c, [])
@@ -109,13 +124,17 @@ class _Tape:
                                 self.leaves[c].append(t)
                             self.stop[c] = t.stop_gradient or id(t) in stopped
                         ins[slot].append(c)
-                outs = {s: [EMPTY_VAR if v == EMPTY_VAR else self.name(node.outs[v]) for v in vs]
+                outs = {s: [EMPTY_VAR if v == EMPTY_VAR else name(v, node.outs)
+                            for v in vs]
                         for s, vs in desc.outputs.items()}
                 self.makers.update((c, node) for vs in outs.values() for c in vs)
                 self.ops.append(OpDesc(desc.type, ins, outs, desc.attrs))
                 used += [c for vs in ins.values() for c in vs] + [None]
                 used += [c for vs in outs.values() for c in vs] + [None]
             self.structure.append((node.keys(), tuple(used)))
+            if node.program is not None:
+                self.replayed.append((node.program, renames, _rerun(
+                    node.program, node.desc, range(first, len(self.ops)))))
 
     def name(self, array: np.ndarray) -> str:
         c = self.names.get(id(array))
@@ -136,27 +155,91 @@ class _Tape:
         for c, a in self.arrays.items():
             block.create_var(name=c, shape=a.shape, dtype=a.dtype,
                              stop_gradient=self.stop.get(c, False))
+        for c, v in self.declared.items():
+            block.create_var(name=c, shape=v.shape, dtype=v.dtype, type=v.type,
+                             lod_level=v.lod_level, stop_gradient=v.stop_gradient)
         seed_vars = []
         for i, (target, seed) in enumerate(zip(targets, seeds)):
             a = self.arrays[target]
             seed_vars.append(None if seed is None else block.create_var(
                 name=f"seed{i}", shape=a.shape, dtype=a.dtype, stop_gradient=True))
+        moved = {}  # op index -> its sub_block in `program`
+        for source, renames, kept in self.replayed:
+            moved.update((i, b) for i, b in zip(kept, _copy_blocks(source, program, renames,
+                                                                  [self.ops[i] for i in kept]))
+                         if b is not None)
         with program_guard(program, Program()):
-            for op in self.ops:
-                block.append_op(op.type, op.inputs, op.outputs, op.attrs)
+            for i, op in enumerate(self.ops):
+                attrs = op.attrs if i not in moved else {**op.attrs, "sub_block": moved[i]}
+                block.append_op(op.type, op.inputs, op.outputs, attrs)
             grads = static_gradients([block.var(t) for t in targets],
                                      [block.var(w) for w in wanted],
                                      seed_vars if any(seeds) else None)
         if len(wanted) == 1 and not grads:
             grads = [None]
-        del block.ops[:len(self.ops)]
+        rerun = {i for _, _, kept in self.replayed for i in kept}
+        block.ops[:len(self.ops)] = [op for i, op in enumerate(block.ops[:len(self.ops)])
+                                     if i in rerun]
         program._bump()
-        read = {n for op in block.ops for n in op.desc.input_arg_names}
+        read, made = set(), set()  # what the ops left read before any of them writes it
+        for op in block.ops:
+            read.update(n for n in op.desc.input_arg_names if n not in made)
+            made.update(op.desc.output_arg_names)
         program.eager_feeds = [n for n in list(self.arrays) + [f"seed{i}" for i in
                                                                range(len(targets))] if n in read]
         fetched = list(dict.fromkeys(g.name for g in grads if g is not None))
         program.eager_grads = [None if g is None else fetched.index(g.name) for g in grads]
         return program, fetched
+
+
+def draws(desc: OpDesc) -> bool:
+    """Whether an op draws random numbers: a backward that runs a to_static call's ops again
+    feeds such an op's outputs as the call made them (ConcreteProgram fetches them) instead."""
+    return get_op_def(desc.type).stateful
+
+
+def _rerun(program: Program, descs: list, indices) -> list[int]:
+    """The ops of a to_static call with control-flow ops that its backward runs again (a
+    while_grad runs over the iterations its while recorded in the same run; a branch's grad
+    recomputes it): all but the global block's random ops, whose outputs are fed as made.
+    A random op inside a sub-block would draw new numbers: refused."""
+    for sub in program.blocks[1:]:
+        for op in sub.ops:
+            if draws(op.desc):
+                raise NotImplementedError(
+                    f"a gradient through a paddle.jit.to_static function whose control flow "
+                    f"(cond / while_loop) holds the random op '{op.type}': fluidc's backward "
+                    f"runs the control flow again and would draw other numbers; move it out "
+                    f"of the branch or loop body")
+    return [i for i, d in zip(indices, descs) if not draws(d)]
+
+
+def _copy_blocks(source: Program, program: Program, renames: dict[str, str],
+                 ops: list) -> list[int]:
+    """Copy into `program` the sub-blocks of `source` (blocks 1..), their vars and ops
+    renamed by `renames` (the outer vars they read and write by name); returns, for each of
+    `ops` (the copied call's top-level ops), the index its sub_block attribute now names
+    (None for an op without one)."""
+    first = len(program.blocks)
+    index = {b.idx: first + k for k, b in enumerate(source.blocks[1:])}
+    index[0] = 0
+    current = program.current_block_idx
+    for sub in source.blocks[1:]:
+        copy = program._create_block(index[sub.parent_idx])
+        for name, v in sub.vars.items():
+            copy.create_var(name=renames.get(name, name), shape=v.shape, dtype=v.dtype,
+                            type=v.type, lod_level=v.lod_level, stop_gradient=v.stop_gradient)
+        for op in sub.ops:
+            d = op.desc
+            attrs = dict(d.attrs)
+            if "sub_block" in attrs:
+                attrs["sub_block"] = index[attrs["sub_block"]]
+            copy.ops.append(Operator(copy, OpDesc(
+                d.type, {s: [renames.get(n, n) for n in vs] for s, vs in d.inputs.items()},
+                {s: [renames.get(n, n) for n in vs] for s, vs in d.outputs.items()}, attrs)))
+    program.current_block_idx = current
+    program._bump()
+    return [index[op.attrs["sub_block"]] if "sub_block" in op.attrs else None for op in ops]
 
 
 def _replay(program, tape, seeds: list) -> dict:
@@ -177,9 +260,53 @@ def _replay(program, tape, seeds: list) -> dict:
             t._value, t._node, t._stop_gradient = array, tape.makers[name], False
     for i, seed in enumerate(seeds):
         env[f"seed{i}"] = seed
+    _recompute_side_outputs(tape, program, env)
     for op in program.global_block().ops:
         _replay_op(block, op.desc, env)
     return env
+
+
+def _layer_norm_stats(op: OpDesc, env: dict) -> dict:
+    """layer_norm's Mean and Variance, recomputed from X by differentiable eager ops."""
+    from .. import mean, reshape, square, unsqueeze
+    x = env[op.input("X")[0]]
+    axis = op.attrs.get("begin_norm_axis", 1)
+    rows = reshape(x, [int(np.prod(x.shape[:axis], dtype=np.int64)), -1])
+    m = mean(rows, axis=1)
+    return {"Mean": m, "Variance": mean(square(rows - unsqueeze(m, 1)), axis=1)}
+
+
+# forward op -> its outputs other than the differentiated one that its grad op reads, as
+# differentiable functions of its inputs (op, env) -> {slot: tensor}
+_SIDE_OUTPUTS = {"layer_norm": _layer_norm_stats}
+
+
+def _recompute_side_outputs(tape, program, env: dict) -> None:
+    """A grad op of `program` may read a forward output whose gradient the forward op's grad
+    maker does not take (layer_norm's Mean and Variance, batch_norm's saved statistics): a
+    second derivative through that read would be silently lost. Such an output is recomputed
+    by differentiable ops (_SIDE_OUTPUTS), or create_graph is refused naming it. Empty
+    (XShape) and integer outputs (masks, indices) carry no gradient and pass."""
+    read = {n for op in program.global_block().ops for n in op.desc.input_arg_names}
+    for op in tape.ops:
+        opdef = get_op_def(op.type)
+        side = [(slot, n) for slot, vs in op.outputs.items() for n in vs
+                if n in read and n in tape.arrays and tape.arrays[n].size
+                and tape.arrays[n].dtype.kind in "fc"]
+        if opdef.grad is None or not side:
+            continue
+        taken = {n for g in opdef.grad(op) for n in g.input_arg_names}
+        side = [(slot, n) for slot, n in side if grad_name(n) not in taken]
+        if not side:
+            continue
+        if op.type not in _SIDE_OUTPUTS:
+            raise NotImplementedError(
+                f"paddle.grad(create_graph=True): the backward of '{op.type}' reads its output "
+                f"{side[0][0]} ('{side[0][1]}'), whose gradient fluidc does not propagate to "
+                f"'{op.type}''s inputs, so its second derivative would be wrong; build this "
+                f"part without create_graph")
+        made = _SIDE_OUTPUTS[op.type](op, env)
+        env.update((n, made[slot]) for slot, n in side)
 
 
 def _replay_op(block, desc: OpDesc, env: dict) -> None:
@@ -192,9 +319,10 @@ def _replay_op(block, desc: OpDesc, env: dict) -> None:
             raise NotImplementedError(
                 f"paddle.grad(create_graph=True) differentiates the backward op "
                 f"'{desc.type}', which has no gradient in fluidc (double gradients are "
-                f"defined for elementwise add/sub/mul, matmul_v2, reduce_sum, relu, tanh, "
-                f"sigmoid, exp, log, square and the ops that lower into differentiable "
-                f"ones); build this part without create_graph")
+                f"defined for elementwise add/sub/mul/div, matmul_v2, reduce_sum, pow, relu, "
+                f"tanh, sigmoid, exp, log, sqrt, rsqrt, square, gelu and the ops that lower "
+                f"into differentiable ones: mean, softmax, layer_norm); build this part "
+                f"without create_graph")
         attrs = opdef.complete_attrs(desc.attrs)
         infos = {n: VarInfo(tuple(env[n].shape), env[n].dtype) for n in desc.input_arg_names}
         inferred = opdef.infer({s: [VarInfo(tuple(t.shape), t.dtype) for t in vs]
@@ -210,8 +338,11 @@ def _replay_op(block, desc: OpDesc, env: dict) -> None:
                                new_var):
             _replay_op(block, sub, env)
         return
+    outputs = dict(desc.outputs)
+    if "XShape" in {s.name for s in opdef.outputs} and not outputs.get("XShape"):
+        outputs["XShape"] = ["XShape"]  # a lowering's reshape2: its grad reads the XShape
     outs = {}
-    for slot, names in desc.outputs.items():
+    for slot, names in outputs.items():
         outs[slot] = []
         for n in names:
             if n == EMPTY_VAR:
@@ -244,6 +375,11 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
     else:
         wanted = [tape.names.get(id(t._value)) for t in inputs]
     asked = [w for w in wanted if w is not None]
+    if create_graph and tape.replayed:
+        raise NotImplementedError(
+            "paddle.grad(create_graph=True) through a paddle.jit.to_static function with "
+            "control-flow ops (cond / while_loop) is not supported by fluidc: its backward "
+            "holds control-flow grad ops, which have no gradient")
     grads = {}
     if asked:
         key = tape.key(names, seeds, asked)
@@ -259,7 +395,7 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
         grads = {w: None if i is None else values[i] for w, i in zip(asked, program.eager_grads)}
     if not retain_graph:
         for node in nodes:
-            node.desc = node.ins = node.outs = node.parents = None
+            node.desc = node.ins = node.outs = node.parents = node.program = None
     return tape, wanted, grads
 
 

@@ -132,15 +132,23 @@ class ConcreteProgram:
         self.written: list = []
         self._traced_with = self._captured_signature()
         self._single_block = len(program.blocks) == 1
+        block = program.global_block()
         if self._single_block and for_run:
             self._to_ssa()
-        block = program.global_block()
+        elif for_run:  # a run writes them in place; the fetch gives their final value
+            ops_write = {n for op in block.ops for n in op.desc.output_arg_names}
+            self.written = [(t, n) for t, n in self.captured if n in ops_write]
         out_names = _leaves_of_names(self.outputs)
         self._fetch = list(dict.fromkeys(out_names + [n for _, n in self.written]))
-        made = [n for op in block.ops for n in op.desc.output_arg_names if n != EMPTY_VAR]
-        self._fetch_all = list(dict.fromkeys(self._fetch + made))
+        # what a recording call keeps: every value, or with sub-blocks (its backward runs
+        # the program again: autograd._rerun) the outputs of its random ops only
+        kept = [n for op in block.ops if self._single_block or autograd.draws(op.desc)
+                for n in op.desc.output_arg_names if n != EMPTY_VAR]
+        self._fetch_all = list(dict.fromkeys(self._fetch + kept))
         self._descs = [op.desc for op in block.ops]
         self._op_keys = tuple(op_key(d) for d in self._descs)
+        if not self._single_block:  # op_key sees a sub_block's index, not its ops
+            self._op_keys += (("program", program._serial),)
 
     def _captured_signature(self) -> tuple:
         return tuple((t.stop_gradient, t.value().shape, t.value().dtype)
@@ -191,21 +199,18 @@ class ConcreteProgram:
         feed.update((n, t.value()) for t, n in self.captured)
         sources = list(zip(self.inputs, tensors)) + [(n, t) for t, n in self.captured]
         record = autograd.grad_enabled() and any(not t.stop_gradient for _, t in sources)
-        if record and not self._single_block:
-            raise NotImplementedError(
-                "training through a paddle.jit.to_static function that holds control-flow ops "
-                "(cond, while_loop) is not supported by fluidc yet; run it under "
-                "paddle.no_grad() or with stop_gradient inputs and parameters")
         fetches = self._fetch_all if record else self._fetch
         values = dict(zip(fetches, PROGRAMS.execute(self.main_program, feed, fetches)))
         values = {n: np.require(v, requirements="C") for n, v in values.items()}  # 0-d stays
+        finals = [(t, values[n]) for t, n in self.written]
         node = None
-        if record:
-            values.update(feed)
+        if record:  # (with sub-blocks the written vars keep their names: the node, which runs
+            values.update(feed)  # the program again, holds their fed values)
             node = Node(self._descs, values, values, {n: (t, t._node) for n, t in sources},
-                        key=self._op_keys)
-        for t, n in self.written:
-            t._set_array(values[n])
+                        key=self._op_keys, program=None if self._single_block else
+                        self.main_program)
+        for t, value in finals:
+            t._set_array(value)
         block = self.main_program.global_block()
 
         def out(name):

@@ -1,7 +1,8 @@
-"""paddle.Model (Paddle's hapi high-level API) in dygraph mode: prepare / fit / evaluate /
-predict over eager layers, with Paddle's batch semantics (docs/architecture.md, "Dygraph":
-paddle.Model). The batch steps are the plain eager loop (forward, loss, backward, optimizer
-step, clear gradients), so fit's numbers are a hand-written loop's."""
+"""paddle.Model (Paddle's hapi high-level API): prepare / fit / evaluate / predict, with
+Paddle's batch semantics (docs/architecture.md, "Dygraph": paddle.Model). Made in dygraph
+mode, the batch steps are the plain eager loop (forward, loss, backward, optimizer step, clear
+gradients), so fit's numbers are a hand-written loop's; made in static mode, they run the
+programs of dygraph/static_model.py."""
 from __future__ import annotations
 
 import inspect
@@ -84,15 +85,18 @@ class Model:
         self._accumulate = 1
         self._metrics: list = []
         self.stop_training = False
+        from ..frontend.framework import in_dygraph_mode
+        from .static_model import StaticGraph
+        # made in static mode: programs run by an executor (dygraph/static_model.py)
+        self._static = None if in_dygraph_mode() else StaticGraph(self)
 
     # -- setup --------------------------------------------------------------------------------
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None) -> None:
         """Bind the optimizer, the loss (a Layer or function of outputs + labels) and the
         metrics (paddle.metric.Metric instances)."""
         from ..runtime.metrics import Metric
-        if amp_configs is not None:
-            raise NotImplementedError("paddle.Model: amp_configs (mixed precision training) "
-                                      "is not supported")
+        from .amp_configs import amp_level
+        amp_level(amp_configs, optimizer, self._static is None)  # checked; float32 on CPU
         if loss is not None and not callable(loss):
             raise TypeError("'loss' must be sub classes of `paddle.nn.Layer` or any callable "
                             "function.")
@@ -101,6 +105,8 @@ class Model:
         for m in self._metrics:
             if not isinstance(m, Metric):
                 raise AssertionError(f"{type(m).__name__} is not sub class of Metric")
+        if self._static is not None:
+            self._static.prepare()
 
     def parameters(self, *args, **kwargs) -> list:
         return self.network.parameters(*args, **kwargs)
@@ -120,9 +126,9 @@ class Model:
         are kept for save(training=False), as Paddle does."""
         from ..frontend.framework import in_dygraph_mode
         if not in_dygraph_mode():
-            raise NotImplementedError("paddle.Model runs in dygraph mode only (over static "
-                                      "programs it is not implemented): call "
-                                      "paddle.disable_static() first")
+            raise RuntimeError("this paddle.Model was made in dygraph mode and runs eagerly: "
+                               "call paddle.disable_static() first, or make the Model after "
+                               "paddle.enable_static() to run it over static programs")
         inputs = [_eager(x) for x in _to_list(inputs)]
         if self._input_info is None:
             self._input_info = [([None] + list(x.shape[1:]), x.dtype) for x in inputs]
@@ -142,6 +148,8 @@ class Model:
         when there are labels."""
         if mode == "train" and (self._optimizer is None or self._loss is None):
             raise RuntimeError("model not ready, please call `model.prepare()` first")
+        if self._static is not None:
+            return self._static.step(mode, inputs, labels, update)
         inputs, labels = self._split(inputs, labels)
         if mode == "eval":
             self.network.eval()
@@ -180,6 +188,8 @@ class Model:
 
     def predict_batch(self, inputs) -> list:
         """The network's outputs (numpy arrays) in eval mode."""
+        if self._static is not None:
+            return self._static.predict(inputs)
         inputs = self._feed(inputs)
         self.network.eval()
         with no_grad():
@@ -315,6 +325,9 @@ class Model:
         dirname = os.path.dirname(path)
         if dirname:
             os.makedirs(dirname, exist_ok=True)
+        if self._static is not None:
+            self._static.save(path, training)
+            return
         if not training:
             from .jit_io import save as jit_save
             from .jit_program import InputSpec
@@ -358,7 +371,11 @@ class Model:
         self.network.set_state_dict(matched)
         if self._optimizer is not None and not reset_optimizer and \
                 os.path.exists(path + ".pdopt"):
-            self._optimizer.set_state_dict(load(path + ".pdopt", return_numpy=True))
+            state = load(path + ".pdopt", return_numpy=True)
+            if self._static is not None:
+                self._static.load_optimizer(state)
+            else:
+                self._optimizer.set_state_dict(state)
 
 
     def summary(self, input_size=None, dtype=None) -> dict:

@@ -24,14 +24,18 @@ _order = itertools.count()
 class Node:
     """One recorded op: its desc (a to_static call's node: a list of them), the arrays it
     read and wrote (by var name), for each input the tensor and the node that made that array
-    (None for a leaf), and the key of its ops (runner.op_key), made when first asked for."""
+    (None for a leaf), the key of its ops (runner.op_key), made when first asked for, and for
+    a to_static call with control-flow ops the program whose blocks their sub_block attributes
+    index (its backward runs its ops again: autograd._Tape)."""
 
-    __slots__ = ("seq", "desc", "ins", "outs", "parents", "key")
+    __slots__ = ("seq", "desc", "ins", "outs", "parents", "key", "program")
 
-    def __init__(self, desc, ins, outs, parents, key: tuple | None = None) -> None:
+    def __init__(self, desc, ins, outs, parents, key: tuple | None = None,
+                 program=None) -> None:
         self.seq = next(_order)
         self.desc, self.ins, self.outs, self.parents = desc, ins, outs, parents
         self.key = key
+        self.program = program
 
     def keys(self) -> tuple:
         if self.key is None:

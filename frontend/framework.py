@@ -648,12 +648,23 @@ def static_input(block: "Block", value):
 def capture_guard(capture) -> Iterator[None]:
     """Inside, an eager tensor read by a static op becomes `capture(block, tensor)` (a traced
     to_static program's input) instead of a constant of its value."""
-    global _capture
+    global _capture, _tracing
     old, _capture = _capture, capture
+    _tracing += 1
     try:
         yield
     finally:
         _capture = old
+        _tracing -= 1
+
+
+_tracing = 0  # capture_guards entered: a to_static function is being traced
+
+
+def tracing_to_static() -> bool:
+    """Whether layers called now build a traced to_static program, whose values follow
+    dygraph's semantics (a while_loop leaves the tensors it started from as they were)."""
+    return _tracing > 0
 
 
 def switch_main_program(program: Program) -> Program:

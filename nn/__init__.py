@@ -5,9 +5,12 @@ from ..frontend.layers.api2.layer import (  # noqa: F401
     CrossEntropyLoss, Dropout, Embedding, Flatten, GroupNorm, Hardsigmoid, Hardswish,
     InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, L1Loss, Layer,
     LayerList, LayerNorm, LeakyReLU, Linear, LogSigmoid, ParameterList, LogSoftmax, MaxPool2D, MSELoss, Pad2D, ReLU, ReLU6, Sequential, Sigmoid, Silu,
-    Softmax, Softplus, Softsign, Swish, Tanh)
+    Softmax, Softplus, Softsign, Swish, Tanh, Unfold)
 from ..frontend.layers.api2 import layer  # noqa: F401 (paddle.nn.layer.AvgPool2D, ...)
 from ..frontend.layers.api2.spectral_norm import SpectralNorm  # noqa: F401
+from ..frontend.layers.api2.rnn import (GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell,  # noqa: F401
+                                        RNNCellBase, SimpleRNN, SimpleRNNCell)
+from ..frontend.layers.api2.ctc import CTCLoss  # noqa: F401
 from ..frontend.layers.api2.transformer import (MultiHeadAttention,  # noqa: F401
                                                 TransformerEncoderLayer)
 from . import functional, initializer, loss  # noqa: F401

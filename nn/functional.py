@@ -1,13 +1,15 @@
 """paddle.nn.functional, re-exported from the layers."""
 from ..frontend.layers.api2.functional import (  # noqa: F401
-    adaptive_avg_pool2d, alpha_dropout, avg_pool2d, bilinear, binary_cross_entropy,
+    adaptive_avg_pool2d, affine_grid, alpha_dropout, avg_pool2d, bilinear, binary_cross_entropy,
     binary_cross_entropy_with_logits, conv2d, conv2d_transpose, conv3d, conv3d_transpose,
     cosine_similarity, cross_entropy, dropout, dropout2d,
     dropout3d, elu, embedding, gelu, group_norm, hardsigmoid, hardswish, instance_norm, l1_loss,
     kl_div, label_smooth, leaky_relu, linear, mish,
     log_sigmoid, log_softmax, lp_pool2d, max_pool2d, mse_loss, nll_loss, normalize, one_hot,
     pad, pixel_shuffle, relu, relu6, selu, sigmoid, silu, softmax, softmax_, batch_norm,
-    layer_norm, softmax_with_cross_entropy, softplus, softsign, square_error_cost, swish, tanh)
+    layer_norm, softmax_with_cross_entropy, softplus, softsign, square_error_cost, swish, tanh,
+    unfold)
+from ..frontend.layers.api2.ctc import ctc_loss  # noqa: F401
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

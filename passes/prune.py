@@ -13,14 +13,16 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
     of a program (an inference model, use_prune) drops them unless the targets need them, as
     Paddle's pruning does.
 
-    Fed vars cut the graph: an op that only produced a fed var is not needed; one that updates
-    it (reads and writes it: a while loop over it) is.
+    In a pruned copy, fed vars cut the graph: an op that only produced a fed var is not needed;
+    one that updates it (reads and writes it: a while loop over it) is. A run executes the
+    program after its feeds, as Paddle's executor does: an op writing a fed var runs when its
+    value is needed, and what it writes replaces the fed value.
 
     One backward sweep over the versioned dataflow (graph.build_graph's: each write a new
     version, an in-place update reading the version before it): `wanted` holds the vars whose
     value at that point a needed op or a target reads.
     """
-    feeds = set(feeds)
+    feeds = set() if run else set(feeds)
     written: set[str] = set()
     updated: list[list[str]] = []  # per op: the earlier values its in-place updates read
     for op in ops:

@@ -8,6 +8,7 @@ from ..frontend.layers.api2.static_nn import (batch_norm, bilinear_tensor_produc
 from ..frontend.layers.conv import conv2d, layer_norm  # noqa: F401
 from ..frontend.layers.api2.crop_shard import continuous_value_model  # noqa: F401
 from ..frontend.layers.api2.spectral_norm import spectral_norm  # noqa: F401
+from ..frontend.layers.sampled import nce, row_conv  # noqa: F401
 from ..frontend.layers.sequence import (sequence_concat, sequence_conv,  # noqa: F401
                                         sequence_expand, sequence_first_step,
                                         sequence_last_step, sequence_pool, sequence_reshape,

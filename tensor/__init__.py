@@ -1,10 +1,11 @@
 """paddle.tensor: the 2.x tensor functions by Paddle's module (creation, math, stat,
 manipulation), re-exported."""
-from . import array, creation, manipulation, math, stat  # noqa: F401
+from . import array, creation, manipulation, math, random, stat  # noqa: F401
 from .array import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .manipulation import *  # noqa: F401,F403
 from .math import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
 from .stat import *  # noqa: F401,F403
 
 

@@ -147,8 +147,10 @@ def test_concurrent_levels_match_the_pairwise_rule(seed):
 
 # -- prune: one backward sweep --------------------------------------------------------------------
 def _graph_prune(ops, feeds, fetches, keep=(), target_ops=(), run=False):
-    """Pruning as a walk over graph.build_graph's versioned dataflow graph (the oracle)."""
+    """Pruning as a walk over graph.build_graph's versioned dataflow graph (the oracle). Fed
+    vars cut the walk in a pruned copy only: a run executes the ops writing them."""
     from fluidc.frontend.ops import get_op_def
+    feeds = set() if run else set(feeds)
     from fluidc.passes.graph import build_graph, op_node, var_node
     g = build_graph(ops)
     final = g.graph["final_version"]

@@ -195,11 +195,13 @@ def test_bad_arguments():
         m.fit(hapi_case.data(paddle, 4, 1), callbacks=[object()], verbose=0)
 
 
-def test_static_mode_model_is_refused():
+def test_dygraph_model_refuses_static_mode():
+    """A Model made in dygraph mode runs eagerly; in static mode it says how to get a static
+    one (tests/test_hapi_static_model.py)."""
     m = hapi_case.model(paddle)
     paddle.enable_static()
     try:
-        with pytest.raises(NotImplementedError, match="dygraph mode only"):
+        with pytest.raises(RuntimeError, match="made in dygraph mode"):
             m.train_batch([np.ones((2, 8), "float32")], [np.zeros((2, 1), "int64")])
     finally:
         paddle.disable_static()
@@ -254,7 +256,7 @@ def test_summary_prints_paddles_table(capsys):
     assert net.training  # summary runs in eval mode and restores the mode
     with pytest.raises(TypeError, match="input_size"):
         paddle.summary(net, (1, 1, "2"))
-    with pytest.raises(ValueError, match="only the batch dim"):
+    with pytest.raises(ValueError, match="only the dim of batch_size can be None or -1"):
         paddle.summary(net, (-1, -1))
 
 

@@ -510,6 +510,11 @@ add("shape", Case({"Input": f(*S)}), Case({"Input": I((2, 1, 4), 0, 9, "int32")}
 add("rnn_memory_helper", Case({"X": f(*S)}))
 add("top_k_v2", Case({"X": f(4, 7)}, {"k": 3}),
     Case({"X": f(4, 7, 3)}, {"k": 2, "axis": 1, "largest": False}, label="axis1_smallest"))
+add("unfold", Case({"X": f(2, 3, 5, 6)}, {"kernel_sizes": [2, 3], "strides": [1, 2],
+                                          "paddings": [1, 0, 0, 2], "dilations": [2, 1]}))
+add("affine_grid", Case({"Theta": f(2, 2, 3)}, {"output_shape": [2, 1, 3, 4]}),
+    Case({"Theta": f(2, 3, 4)}, {"output_shape": [2, 1, 2, 3, 4], "align_corners": False},
+         label="3d"))
 add("argsort", Case({"X": f(4, 7)}),
     Case({"X": f(4, 7, 3)}, {"axis": 1, "descending": True}, label="axis1_descending"))
 add("linspace", *[Case({"Start": Const([lo]), "Stop": Const([hi]), "Num": Const([n], "int32")},
@@ -517,11 +522,40 @@ add("linspace", *[Case({"Start": Const([lo]), "Stop": Const([hi]), "Num": Const(
                   for lo, hi, n, dt in ((0.0, 10.0, 7, VarType.FP32), (2.5, -1.0, 1, VarType.FP64),
                                         (-3.0, 11.0, 9, VarType.INT32),
                                         (0.0, 1e6, 0, VarType.INT64))])
+add("range", *[Case({n: Const([v], dt) for n, v in zip(("Start", "End", "Step"), bounds)},
+                    label=f"{'_'.join(map(str, bounds))}_{dt}")
+               for bounds, dt in (((0.1, 10.0, 0.2), "float32"), ((10.0, 1.0, -2.0), "float64"),
+                                  ((-1, -10, -2), "int64"), ((0, 5, 2), "int32"),
+                                  ((0, 0, 1), "int32"), ((0, 3, -1), "int64"))])
 
+
+# nce draws its negatives unless custom_neg_classes names them (its sampler statistics:
+# tests/test_ops_nce_row_conv.py); shuffle_batch's order: tests/test_ops_incubate.py.
+_NCE = {"Input": f(6, 5), "Label": I((6, 2), 0, 11), "Weight": f(11, 5), "Bias": f(11, 1)}
+add("nce", Case(_NCE, {"num_total_classes": 11, "num_neg_samples": 3,
+                       "custom_neg_classes": [0, 4, 10]}),
+    Case({**_NCE, "SampleWeight": f(6, 1, lo=0.1)},
+         {"num_total_classes": 11, "num_neg_samples": 2, "custom_neg_classes": [3, 7],
+          "sampler": 1}, label="log_uniform_weighted"))
+add("row_conv", Case({"X": f(3, 7, 5), "Filter": f(4, 5)}, label="padded"))
+for _op in ("partial_sum", "partial_concat"):
+    add(_op, Case({"X": [f(4, 6), f(4, 6), f(4, 6)]}, {"start_index": 1, "length": 3}),
+        Case({"X": [f(3, 5), f(3, 5)]}, {"start_index": -2}, label="neg_start_to_end"))
+add("batch_fc", Case({"Input": f(3, 4, 5), "W": f(3, 5, 6), "Bias": f(3, 6)}))
+add("rank_attention", Case({"X": f(4, 2), "RankParam": f(8, 3), "RankOffset": Const(
+    [[1, 1, 0, 2, 1], [2, 1, 0, 2, 1], [-1, -1, -1, -1, -1], [1, 1, 3, -1, -1]], "int32")},
+    {"MaxRank": 2, "MaxSize": 6}))
+add("warpctc", Case({"Logits": f(6, 3, 5), "Label": I((3, 2), 1, 5, "int32"),
+                    "LogitsLength": Const([6, 5, 4], "int64"),
+                    "LabelLength": Const([2, 1, 0], "int64")}, {"blank": 0}, label="padded"),
+    Case({"Logits": f(4, 2, 6), "Label": I((2, 3), 0, 5, "int32"),
+          "LogitsLength": Const([4, 4], "int64"), "LabelLength": Const([3, 2], "int64")},
+         {"blank": 5, "norm_by_times": True}, label="last_blank"))
 
 # Random ops: only their statistics are checkable (tests below). dropout also has cases above.
 RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout",
-              "dropout_mask", "randint"}
+              "dropout_mask", "randint", "nce", "randperm", "uniform_random_batch_size_like",
+              "gaussian_random_batch_size_like", "shuffle_batch"}
 
 
 def case_params(skip=frozenset()):
@@ -638,6 +672,61 @@ def test_truncated_gaussian_random_statistics(dtype):
         assert -1.0 <= x.min() and x.max() <= 2.0
         assert abs(x.mean() - 0.5) < 0.02 and abs(x.std() - 0.7426) < 0.02
     assert not np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float32", "float64"])
+def test_randperm_statistics(dtype):
+    """Each draw a permutation of 0..n-1, in the compiled run and the reference; each value
+    about equally often at each place over many draws; a fixed seed repeats, seed 0 does not."""
+    code = {"int32": 2, "int64": 3, "float32": 5, "float64": 6}[dtype]
+    (a,), (b,) = _run_random("randperm", {"n": 2000, "dtype": code})
+    ref = get_op_def("randperm").reference({}, {"n": 2000, "dtype": code, "seed": 3})["Out"][0]
+    for x in (a, b, ref):
+        assert x.dtype == dtype and x.shape == (2000,)
+        np.testing.assert_array_equal(np.sort(x), np.arange(2000))
+    assert not np.array_equal(a, b)
+    (c,), (d,) = _run_random("randperm", {"n": 2000, "dtype": code, "seed": 11})
+    np.testing.assert_array_equal(c, d)
+    first = np.array([_run_random("randperm", {"n": 4, "seed": s})[0][0][0]
+                      for s in range(1, 401)])
+    assert abs(np.bincount(first, minlength=4) / 400 - 0.25).max() < 0.08
+
+
+def test_normal_layer_statistics():
+    """fluid.normal: number mean / std over a shape; a Tensor mean (of an unknown batch dim)
+    gives its shape and each element's mean, a Tensor std each element's spread."""
+    program = fluid.static.Program()
+    with fluid.static.program_guard(program, fluid.static.Program()):
+        mean = fluid.static.data("mean", [-1, 2], "float32")
+        std = fluid.static.data("std", [-1, 2], "float32")
+        outs = [fluid.normal(1.0, 2.0, [300, 200]), fluid.normal(mean), fluid.normal(0.0, std)]
+    feed = {"mean": np.tile(np.float32([[-5.0, 7.0]]), (40000, 1)),
+            "std": np.tile(np.float32([[0.5, 3.0]]), (40000, 1))}
+    a, b, c = run_c(program, feed, [o.name for o in outs])
+    assert a.shape == (300, 200) and b.shape == c.shape == (40000, 2)
+    assert abs(a.mean() - 1.0) < 0.05 and abs(a.std() - 2.0) < 0.05
+    np.testing.assert_allclose(b.mean(0), [-5.0, 7.0], atol=0.03)
+    np.testing.assert_allclose(b.std(0), [1.0, 1.0], atol=0.03)
+    np.testing.assert_allclose(c.std(0), [0.5, 3.0], rtol=0.03)
+
+
+@pytest.mark.parametrize("op_type, attrs, mean, std", [
+    ("uniform_random_batch_size_like", {"min": -2.0, "max": 3.0}, 0.5, 5 / np.sqrt(12)),
+    ("gaussian_random_batch_size_like", {"mean": 1.0, "std": 2.0}, 1.0, 2.0)])
+def test_random_batch_size_like_statistics(op_type, attrs, mean, std):
+    """Out takes dim output_dim_idx from Input's dim input_dim_idx; the draws' moments; a fixed
+    seed repeats, seed 0 does not."""
+    ins = {"Input": np.zeros((7, 300), np.float32)}
+    shape = {"shape": [40, -1, 3], "input_dim_idx": 1, "output_dim_idx": 1}
+    (a,), (b,) = _run_random(op_type, {**attrs, **shape}, ins)
+    (c,), (d,) = _run_random(op_type, {**attrs, **shape, "seed": 9, "dtype": 6}, ins)
+    assert a.shape == c.shape == (40, 300, 3) and a.dtype == np.float32 and c.dtype == np.float64
+    for x in (a, c):
+        assert abs(x.mean() - mean) < 0.05 and abs(x.std() - std) < 0.05
+    if op_type.startswith("uniform"):
+        assert -2.0 <= a.min() and a.max() < 3.0
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(c, d)
 
 
 @pytest.mark.parametrize("impl", ["downgrade_in_infer", "upscale_in_train"])

@@ -1,4 +1,4 @@
-"""conv2d, depthwise_conv2d and pool2d: inference (concrete and -1 dims), references against
+"""conv2d, depthwise_conv2d, pool2d, unfold and affine_grid: inference (concrete and -1 dims), references against
 torch, extern runs against the references, grads against finite differences, and a small CNN
 (conv2d + batch_norm + relu + pool2d + fc) through the compiled C executor against numpy."""
 import numpy as np
@@ -263,3 +263,38 @@ def test_cnn_end_to_end(fmt):
     feed = xv if fmt == "NCHW" else xv.transpose(0, 2, 3, 1).copy()
     got, = exe.run(main, feed={"x": feed}, fetch_list=[y])
     np.testing.assert_allclose(got, _np_cnn(xv, params), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("a", [
+    {"kernel_sizes": [3, 3], "strides": [1, 1], "paddings": [1, 1, 1, 1], "dilations": [1, 1]},
+    {"kernel_sizes": [2, 3], "strides": [2, 1], "paddings": [0, 2, 1, 0], "dilations": [1, 2]},
+    {"kernel_sizes": [1, 2], "strides": [3, 2], "paddings": [2, 0, 0, 1], "dilations": [2, 1]}])
+def test_unfold(a):
+    """im2col against torch's unfold over the explicitly padded X (asymmetric paddings); the
+    grad (col2im) against finite differences; windows that do not fit are refused."""
+    x = np.random.default_rng(5).standard_normal((2, 3, 6, 7))
+    got = check_run("unfold", {"X": [x]}, a)["Y"][0]
+    t, left, b, r = a["paddings"]
+    want = F.unfold(F.pad(torch.from_numpy(x), (left, r, t, b)), a["kernel_sizes"],
+                    dilation=a["dilations"], stride=a["strides"])
+    np.testing.assert_array_equal(got, want.numpy())
+    check_grad("unfold", {"X": x[:1, :2]}, a, ["X"], outs=("Y",))
+    with pytest.raises(ShapeError, match="unfold"):
+        infer("unfold", {"X": [((1, 1, 2, 2), 5)]}, {**a, "kernel_sizes": [4, 4],
+                                                      "paddings": [0, 0, 0, 0]})
+
+
+@pytest.mark.parametrize("shape, align", [([3, 2, 4, 5], True), ([3, 2, 4, 5], False),
+                                          ([2, 1, 2, 3, 4], True), ([2, 1, 2, 3, 4], False)])
+def test_affine_grid(shape, align):
+    """The grid against torch's affine_grid; Theta's grad against finite differences; a Theta
+    that does not match the output's rank is refused."""
+    k = len(shape) - 2
+    theta = np.random.default_rng(6).standard_normal((shape[0], k, k + 1))
+    a = {"output_shape": shape, "align_corners": align}
+    got = check_run("affine_grid", {"Theta": [theta]}, a)["Output"][0]
+    want = F.affine_grid(torch.from_numpy(theta), shape, align_corners=align)
+    np.testing.assert_allclose(got, want.numpy(), rtol=1e-12, atol=1e-14)
+    check_grad("affine_grid", {"Theta": theta}, a, ["Theta"], outs=("Output",))
+    with pytest.raises(ShapeError, match="affine_grid"):
+        infer("affine_grid", {"Theta": [((2, 3, 4), 5)]}, {"output_shape": [2, 1, 3, 3]})

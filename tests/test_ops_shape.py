@@ -281,6 +281,45 @@ def test_linspace(start, stop, num, dtype):
         run_c(program, {"num": np.array([-1], np.int32)}, [out.name])
 
 
+def test_linspace_float32_as_paddle():
+    """float32 steps and values in float32, as Paddle 3.3.1's kernel: its output for 0..1 in 7
+    (the 5th value 1 - 2 * float32(1/6) rounds to 0.66666663, not float64's 0.66666669)."""
+    program = fluid.Program()
+    with fluid.program_guard(program, fluid.Program()):
+        out = fluid.layers.linspace(0.0, 1.0, 7, dtype="float32")
+    got = run_c(program, {}, [out.name])[0]
+    paddle_3_3_1 = [0.0, 0.1666666716337204, 0.3333333432674408, 0.5, 0.6666666269302368,
+                    0.8333333134651184, 1.0]
+    np.testing.assert_array_equal(got, np.array(paddle_3_3_1, np.float32))
+
+
+@pytest.mark.parametrize("start, end, step, dtype", [
+    (0.1, 10.0, 0.2, "float32"), (10.0, 1.0, -0.3, "float64"), (-1, -10, -2, "int64"),
+    (0, 7, 3, "int32"), (0, 3, -1, "int64"), (1.5, 1.5, 1.0, "float32")])
+def test_range(start, end, step, dtype):
+    """A fed Start is folded into the plan; the values as Paddle's kernel makes them (each the
+    previous plus step, in dtype: float32 drifts from numpy's arange, to 4.8e-6 at 9.9), the C
+    plan against the reference; a fed step of 0 is refused."""
+    program = fluid.Program()
+    with fluid.program_guard(program, fluid.Program()):
+        start_var = fluid.data("start", [1], dtype)
+        out = fluid.layers.range(start_var, end, step, dtype)
+    feed = {"start": np.array([start], dtype)}
+    got = run_c(program, feed, [out.name])[0]
+    t = np.dtype(dtype).type
+    want, v = [], t(start)
+    while (v < t(end)) if step > 0 else (v > t(end)):
+        want.append(v)
+        v = t(v + t(step))
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, np.array(want, dtype))
+    np.testing.assert_array_equal(got, run_reference(program, feed, [out.name])[0])
+    with fluid.program_guard(program, fluid.Program()):
+        zero = fluid.layers.range(start_var, end, fluid.data("step", [1], dtype), dtype)
+    with pytest.raises(OpError, match="Step must not be 0"):
+        run_c(program, {**feed, "step": np.zeros(1, dtype)}, [zero.name])
+
+
 # --- through the C executor, with backward -----------------------------------------------------
 
 def test_shape_ops_program_with_backward():

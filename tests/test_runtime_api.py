@@ -88,6 +88,46 @@ def _w(scope, name="w1"):
     return np.array(scope.find_var(name).get_tensor()).copy()
 
 
+@pytest.mark.parametrize("place", ["c", "reference"])
+def test_ops_writing_a_fed_var_replace_its_value(place):
+    """A run executes the program after its feeds, as Paddle's executor does: an assign into a
+    fed var, and batch_norm's MeanOut / VarianceOut over fed Mean / Variance, replace the fed
+    values for later ops and the fetches (numbers from Paddle 3.3.1). use_prune cuts at the
+    feeds instead, as Paddle's pruning does."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = paddle.static.data("x", [4, 3], "float32")
+        m = paddle.static.data("m", [4, 3], "float32")
+        paddle.assign(x * 2.0, output=m)
+        z = m + 1.0
+        block = main.global_block()
+        stats = {n: paddle.static.data(n, [3], "float32") for n in ("mean", "var", "s", "b")}
+        outs = {n: block.create_var(name=n, dtype="float32") for n in ("y", "sm", "sv", "rs")}
+        block.append_op("batch_norm", {"X": [x], "Mean": [stats["mean"]],
+                                       "Variance": [stats["var"]], "Scale": [stats["s"]],
+                                       "Bias": [stats["b"]]},
+                        {"Y": [outs["y"]], "MeanOut": [stats["mean"]],
+                         "VarianceOut": [stats["var"]], "SavedMean": [outs["sm"]],
+                         "SavedVariance": [outs["sv"]], "ReserveSpace": [outs["rs"]]},
+                        {"momentum": 0.5, "epsilon": 1e-5, "is_test": False})
+    xv = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    feed = {"x": xv, "m": np.zeros((4, 3), "float32"), "mean": np.zeros(3, "float32"),
+            "var": np.ones(3, "float32"), "s": np.ones(3, "float32"), "b": np.zeros(3, "float32")}
+    fetch = [m, z, stats["mean"], stats["var"]]
+    if place == "c":
+        got = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=fetch)
+    else:
+        from op_harness import run_reference
+        got = run_reference(main, feed, [v.name for v in fetch])
+    np.testing.assert_allclose(got[0], 2 * xv)
+    np.testing.assert_allclose(got[1], 2 * xv + 1)
+    np.testing.assert_allclose(got[2], 0.5 * xv.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(got[3], 0.5 + 0.5 * xv.var(0), rtol=1e-6)  # biased, as Paddle
+    pruned = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=[z],
+                                                  use_prune=True)
+    np.testing.assert_allclose(pruned[0], 1.0)  # the fed m: the assign into it is pruned
+
+
 def test_use_prune_skips_unfetched_persistable_outputs():
     main, startup, scope = fluid.Program(), fluid.Program(), fluid.Scope()
     with fluid.scope_guard(scope), fluid.program_guard(main, startup):

@@ -11,10 +11,10 @@ import numpy as np
 from .. import unique_name
 from ..dtypes import VarType, dtype_name
 from ..errors import FluidcError
-from ..framework import Variable, default_main_program
+from ..framework import Variable, default_main_program, tracing_to_static
 from ..ops.control_flow import merged_shape
 from .helper import ArgumentTypeError, ArgumentValueError, LayerHelper
-from .tensor import cast, fill_constant
+from .tensor import assign, cast, fill_constant
 
 _PHASES = ("FORWARD", "BACKWARD", "BOTH")
 
@@ -308,6 +308,14 @@ def while_loop(cond, body, loop_vars, is_test: bool = False, name=None):
                                 f"or tuple, but received {type(loop_vars).__name__}.")
     if len(loop_vars) == 0:
         raise ArgumentValueError("loop_vars in while_loop should not be empty")
+    if tracing_to_static():
+        # As in dygraph (and Paddle's PIR programs), the loop updates vars of its own: the
+        # tensors it starts from keep their values for the body and code after the loop to
+        # read. A legacy static while_loop assigns its loop vars in place, as Paddle's does.
+        # (Tensor arrays stay shared.)
+        loop_vars = _pack(list(loop_vars), [
+            assign(v) if isinstance(v, Variable) and v.type != VarType.LOD_TENSOR_ARRAY else v
+            for v in _flatten(loop_vars)])
     pre_cond = cond(*loop_vars)
     _check_pred(pre_cond, "var of cond returned", "static.nn.while_loop")
     if int(np.prod(pre_cond.shape)) != 1:

@@ -8,7 +8,8 @@ from ..errors import FluidcError, ShapeError
 from ..framework import Variable
 from ..initializer import Constant
 from ..param_attr import ParamAttr
-from .helper import (ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, REAL_DTYPES, LayerHelper,
+from .helper import (ALL_DTYPES, COMPLEX_DTYPES, FLOAT_DTYPES, REAL_DTYPES, ArgumentTypeError,
+                     ArgumentValueError, LayerHelper,
                      ShapeAssertionError, append_unary, check_dtype, check_type,
                      check_variable_and_dtype)
 from .loss import _hard_label_cross_entropy
@@ -219,6 +220,57 @@ def topk(input, k: int, name=None):
     helper.append_op("top_k", inputs={"X": [input]},
                      outputs={"Out": [values], "Indices": [indices]}, attrs={"k": k})
     return values, indices
+
+
+def _pair_list(value, arg: str, sizes: tuple[int, ...]) -> list[int]:
+    """An int or a list / tuple of ints as a list of the first size in `sizes`, a list of
+    another size repeated to it (unfold's 2 paddings are [top, left] = [bottom, right])."""
+    if isinstance(value, int):
+        return [value] * sizes[0]
+    if isinstance(value, (list, tuple)) and len(value) in sizes \
+            and all(isinstance(v, int) for v in value):
+        return list(value) * (sizes[0] // len(value))
+    raise ArgumentValueError(f"unfold: {arg} must be an int or a list of "
+                             f"{' or '.join(map(str, sizes))} ints, got {value!r}")
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """fluid.layers.unfold / paddle.nn.functional.unfold (im2col): [N, C, H, W] ->
+    [N, C * kh * kw, L], each column the cells one sliding window covers (the `unfold` op)."""
+    check_variable_and_dtype(x, "x", ("float16", "float32", "float64"), "unfold")
+    if len(x.shape) != 4:
+        raise ArgumentValueError(f"unfold: input should be the format of [N, C, H, W], got "
+                                 f"shape {list(x.shape)}")
+    attrs = {"kernel_sizes": _pair_list(kernel_sizes, "kernel_sizes", (2,)),
+             "strides": _pair_list(strides, "strides", (2,)),
+             "paddings": _pair_list(paddings, "paddings", (4, 2)),
+             "dilations": _pair_list(dilations, "dilations", (2,))}
+    helper = LayerHelper("unfold", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("unfold", inputs={"X": [x]}, outputs={"Y": [out]}, attrs=attrs)
+    return out
+
+
+def affine_grid(theta, out_shape, name=None, align_corners=True):
+    """fluid.layers.affine_grid (F.affine_grid): the [N, H, W, 2] (or [N, D, H, W, 3]) grid of the
+    affine transforms theta ([N, 2, 3] or [N, 3, 4]) over out_shape ([N, C, H, W] or
+    [N, C, D, H, W]: ints, or an int32 Tensor read when the program runs)."""
+    if not isinstance(theta, Variable):
+        raise ArgumentTypeError("The theta should be a Tensor.")
+    check_variable_and_dtype(theta, "theta", ("float32", "float64"), "affine_grid")
+    inputs, attrs = {"Theta": [theta]}, {"align_corners": bool(align_corners)}
+    if isinstance(out_shape, Variable):
+        # int32 in a static program; an eager Tensor of any int type (paddle.to_tensor's int64)
+        check_variable_and_dtype(out_shape, "out_shape", ("int32", "int64"), "affine_grid")
+        inputs["OutputShape"] = [out_shape]
+    elif isinstance(out_shape, (list, tuple)):
+        attrs["output_shape"] = [int(v) for v in out_shape]
+    else:
+        raise ArgumentTypeError("The out_shape should be a list, tuple or Tensor.")
+    helper = LayerHelper("affine_grid", name=name)
+    out = helper.create_variable_for_type_inference(theta.dtype)
+    helper.append_op("affine_grid", inputs=inputs, outputs={"Output": [out]}, attrs=attrs)
+    return out
 
 
 ARGSORT_DTYPES = ("float16", "bfloat16", "float32", "float64", "int16", "int32", "int64", "uint8")

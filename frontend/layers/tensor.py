@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import unique_name
-from ..dtypes import VarType, convert_dtype, dtype_name
+from ..dtypes import VarType, convert_dtype, dtype_name, to_numpy_dtype
 from ..framework import Variable, default_main_program, default_startup_program
 from ..initializer import Constant
+from ..ops.range import count as range_count
 from ..ops.tensor import fill_constant_attrs
 from .conv import squeeze, stack
 from .tensor_array import tensor_array_to_tensor
@@ -325,6 +326,43 @@ def gaussian_random(shape, mean: float = 0.0, std: float = 1.0, seed: int = 0,
     return _random("gaussian_random", shape, dtype, seed, mean=float(mean), std=float(std))
 
 
+def _random_batch_size_like(op_type: str, input, shape, dtype, input_dim_idx: int,
+                            output_dim_idx: int, seed: int, **attrs) -> Variable:
+    """A random op of `shape` with dim output_dim_idx taken from dim input_dim_idx of input
+    (when the program runs)."""
+    check_variable_and_dtype(input, "Input", ALL_DTYPES, op_type)
+    check_type(shape, "shape", (list, tuple), op_type)
+    check_dtype(dtype, "dtype", ("float16", "bfloat16", "float32", "float64"), op_type)
+    helper = LayerHelper(op_type)
+    out = helper.create_variable_for_type_inference(convert_dtype(dtype), stop_gradient=True)
+    helper.append_op(op_type, inputs={"Input": [input]}, outputs={"Out": [out]},
+                     attrs={"shape": [int(d) for d in shape],
+                            "input_dim_idx": int(input_dim_idx),
+                            "output_dim_idx": int(output_dim_idx),
+                            "dtype": int(convert_dtype(dtype)),
+                            "seed": seed or default_main_program().random_seed, **attrs})
+    return out
+
+
+def uniform_random_batch_size_like(input, shape, dtype="float32", input_dim_idx: int = 0,
+                                   output_dim_idx: int = 0, min: float = -1.0,  # noqa: A002
+                                   max: float = 1.0, seed: int = 0) -> Variable:  # noqa: A002
+    """U(min, max) draws of `shape`, its dim output_dim_idx input's dim input_dim_idx."""
+    return _random_batch_size_like("uniform_random_batch_size_like", input, shape, dtype,
+                                   input_dim_idx, output_dim_idx, seed, min=float(min),
+                                   max=float(max))
+
+
+def gaussian_random_batch_size_like(input, shape, input_dim_idx: int = 0,
+                                    output_dim_idx: int = 0, mean: float = 0.0,
+                                    std: float = 1.0, seed: int = 0,
+                                    dtype="float32") -> Variable:
+    """N(mean, std^2) draws of `shape`, its dim output_dim_idx input's dim input_dim_idx."""
+    return _random_batch_size_like("gaussian_random_batch_size_like", input, shape, dtype,
+                                   input_dim_idx, output_dim_idx, seed, mean=float(mean),
+                                   std=float(std))
+
+
 def shape(input: Variable) -> Variable:
     """paddle.shape / fluid.layers.shape: input's shape at run time, an int32 1-D tensor (the
     `shape` op), so dims unknown when the program is built (-1) are read from the fed data."""
@@ -357,7 +395,8 @@ def linspace(start, stop, num, dtype=None, name=None):
     if ("float64" in kinds and out_dtype in ("float32", "int32")) or \
             ("int64" in kinds and out_dtype == "int32"):
         raise ArgumentValueError(
-            f"linspace: the dtypes of start/stop are {'/'.join(dtype_name(b.dtype) for b in bounds)} "
+            f"linspace: the dtypes of start/stop are "
+            f"{'/'.join(dtype_name(b.dtype) for b in bounds)} "
             f"but dtype is {out_dtype}, which may overflow; give a wider dtype")
     if isinstance(num, Variable):
         check_dtype(num.dtype, "num", ("int32",), "linspace")
@@ -368,4 +407,35 @@ def linspace(start, stop, num, dtype=None, name=None):
     out = helper.create_variable_for_type_inference(out_dtype)
     helper.append_op("linspace", inputs={"Start": [bounds[0]], "Stop": [bounds[1]], "Num": [num]},
                      outputs={"Out": [out]}, attrs={"dtype": int(convert_dtype(out_dtype))})
+    return out
+
+
+_RANGE_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
+def range(start, end, step, dtype, name=None):  # noqa: A001 (Paddle's name)
+    """fluid.layers.range (paddle.arange with its dtype given): the `range` op over start, end
+    and step, each a number (a fill_constant of dtype) or a one-value Tensor (cast to dtype
+    when it differs). Out's length is known at build time when all three are numbers."""
+    check_dtype(dtype, "dtype", _RANGE_DTYPES, "range/arange")
+    dtype = convert_dtype(dtype)
+    bounds, numbers = [], []
+    for value, arg in ((start, "start"), (end, "end"), (step, "step")):
+        if isinstance(value, Variable):
+            bounds.append(value if value.dtype == dtype else cast(value, dtype))
+            continue
+        check_type(value, arg, (int, float, np.integer, np.floating), "range/arange")
+        if not np.isfinite(value):
+            raise ArgumentValueError(f"range/arange: the value of {arg} must be finite, but "
+                                     f"received: {value}.")
+        numbers.append(value)
+        bounds.append(fill_constant([1], dtype, value))
+    if len(numbers) == 3 and numbers[2] == 0:
+        raise ZeroDivisionError("range/arange: step must not be 0")
+    helper = LayerHelper("range", name=name)
+    out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op("range", inputs=dict(zip(("Start", "End", "Step"), ([b] for b in bounds))),
+                     outputs={"Out": [out]})
+    if len(numbers) == 3:  # the kernel's count of the values as dtype holds them
+        out.desc.set_shape([range_count(*np.asarray(numbers, to_numpy_dtype(dtype)))])
     return out

@@ -226,5 +226,22 @@ def _pow_grad(op: OpDesc) -> list[OpDesc]:
 pointwise("pow", ["X", "FactorTensor?"], ["Out"],
           lambda o, i, a: {"Out": o.pow(i["X"], _factor(o, i, a))}, {"factor": 1.0},
           grad=_pow_grad, scalars=("FactorTensor",))
+def _pow_grad_grad(op: OpDesc) -> list[OpDesc]:
+    """pow_grad's grad (X@GRAD = DOut * f * X^(f-1)): pow_grad_grad, DDX the grad of X@GRAD."""
+    ins = {s: op.input(s) for s in ("X", "FactorTensor") if op.input(s)}
+    ins.update(DOut=op.input("Out@GRAD"), DDX=[grad_name(op.output("X@GRAD")[0])])
+    outs = {"DX": [grad_name(op.input("X")[0])], "DDOut": [grad_name(op.input("Out@GRAD")[0])]}
+    return [OpDesc("pow_grad_grad", ins, outs, dict(op.attrs))]
+
+
+def _pow_grad_grad_expr(o, i, a):
+    x, f, dd = i["X"], _factor(o, i, a), i["DDX"]
+    return {"DDOut": o.mul(dd, o.mul(f, o.pow(x, o.sub(f, _c(o, 1, x))))),
+            "DX": o.mul(o.mul(i["DOut"], dd),
+                        o.mul(o.mul(f, o.sub(f, _c(o, 1, x))), o.pow(x, o.sub(f, _c(o, 2, x)))))}
+
+
 pointwise("pow_grad", ["X", "FactorTensor?", "Out@GRAD"], ["X@GRAD"], _pow_grad_expr,
-          {"factor": 1.0}, scalars=("FactorTensor",))
+          {"factor": 1.0}, scalars=("FactorTensor",), grad=_pow_grad_grad)
+pointwise("pow_grad_grad", ["X", "FactorTensor?", "DOut", "DDX"], ["DX?", "DDOut?"],
+          _pow_grad_grad_expr, {"factor": 1.0}, scalars=("FactorTensor",))

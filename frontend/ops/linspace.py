@@ -1,8 +1,9 @@
 """linspace (paddle.linspace): Num evenly spaced values from Start to Stop (one value each), of
-the `dtype` attribute, as Paddle's CPU kernel computes them: Start and Stop cast to dtype first,
-the step (Stop - Start) / (Num - 1) in double, the first half Start + step * i and the second
-half Stop - step * (Num - 1 - i), each cast to dtype (truncated for ints). Num is a shape input,
-folded into the internal `num` attribute before shape inference (passes/shape_inputs.py)."""
+the `dtype` attribute, as Paddle 3.3.1's CPU kernel computes them: Start and Stop cast to dtype
+first, the step (Stop - Start) / (Num - 1), the first half Start + step * i and the second half
+Stop - step * (Num - 1 - i), in the dtype for floats, in double cast back (truncated) for ints.
+Num is a shape input, folded into the internal `num` attribute before shape inference
+(passes/shape_inputs.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -46,12 +47,15 @@ def _values(start, stop, num: int, dtype) -> np.ndarray:
     start, stop = _one("Start", start).astype(t)[0], _one("Stop", stop).astype(t)[0]
     if num <= 1:
         return np.full(num, start, t)
+    # float dtypes: the step and the values in the dtype; ints: in double, then truncated
+    # toward zero by the cast (what Paddle 3.3.1's kernel computes, checked against it)
+    w = t if t.kind == "f" else np.dtype(np.float64)
     with np.errstate(over="ignore"):
-        step = float(stop - start) / (num - 1)
-    i = np.arange(num, dtype=np.float64)
-    half = num // 2
-    out = np.where(i < half, float(start) + step * i, float(stop) - step * (num - i - 1))
-    return out.astype(t)  # float -> int truncates toward zero, as the kernel's cast
+        step = (stop.astype(w) - start.astype(w)) / w.type(num - 1)
+        i = np.arange(num, dtype=w)
+        out = np.where(i < num // 2, start.astype(w) + step * i,
+                       stop.astype(w) - step * (w.type(num - 1) - i))
+    return out.astype(t)
 
 
 def _reference(ins, a):

@@ -153,6 +153,73 @@ def _register_double_grad(kind: str) -> None:
                    EW_ATTRS, infer, "composite", lower=lower))
 
 
+def _div_double_grad(op: OpDesc) -> list[OpDesc]:  # op is elementwise_div_grad
+    """elementwise_div_grad's grad: X@GRAD = DOut / Y and Y@GRAD = -DOut * Out / Y (Out read
+    as an input, whose own grad flows to the forward op), differentiated by
+    elementwise_div_grad_grad (DDX / DDY: the grads of X@GRAD / Y@GRAD)."""
+    dout = op.input("Out@GRAD")
+    ins = {"Y": op.input("Y"), "Out": op.input("Out"), "DOut": dout}
+    for side in ("X", "Y"):
+        if present(op.output(side + "@GRAD")):
+            ins["DD" + side] = [grad_name(op.output(side + "@GRAD")[0])]
+    outs = {"DDOut": [grad_name(dout[0])], "Y@GRAD": [grad_name(op.input("Y")[0])],
+            "Out@GRAD": [grad_name(op.input("Out")[0])]}
+    return [OpDesc("elementwise_div_grad_grad", ins, outs, dict(op.attrs))]
+
+
+def _lower_div_double_grad(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    """With A, B = DDX, DDY broadcast to Out's shape and N = B * Out - A: DDOut = -N / Y,
+    Out@GRAD = -B * DOut / Y, Y@GRAD = DOut * N / Y^2 summed to Y's shape."""
+    axis, full = op.attrs["axis"], infos[op.input("Out")[0]]
+    y, dout = op.input("Y")[0], op.input("DOut")[0]
+    dd = {s: op.input("DD" + s)[0] for s in ("X", "Y") if present(op.input("DD" + s))}
+    ops: list[OpDesc] = []
+
+    def ew(kind, a, b, out=None):  # a has Out's shape; b may be smaller (at the forward axis)
+        out = out or new_var(VarInfo(full.shape, full.dtype))
+        small = len(infos[b].shape) < len(full.shape)
+        ops.append(OpDesc(f"elementwise_{kind}", {"X": [a], "Y": [b]}, {"Out": [out]},
+                          {"axis": axis if small else -1}))
+        return out
+
+    def neg(a, out=None):
+        out = out or new_var(VarInfo(full.shape, full.dtype))
+        ops.append(OpDesc("scale", {"X": [a]}, {"Out": [out]}, {"scale": -1.0}))
+        return out
+
+    def zeros(like, out):
+        ops.append(OpDesc("fill_zeros_like", {"X": [like]}, {"Out": [out]}, {}))
+    if "Y" in dd:
+        n = ew("mul", op.input("Out")[0], dd["Y"])
+        n = ew("sub", n, dd["X"]) if "X" in dd else n
+    else:
+        zeros(dout, base := new_var(full))
+        n = neg(ew("add", base, dd["X"]))
+    q = ew("div", n, y)
+    ddout, dout_grad, y_grad = (op.output(s) for s in ("DDOut", "Out@GRAD", "Y@GRAD"))
+    if present(ddout):
+        neg(q, ddout[0])
+    if present(dout_grad):
+        if "Y" in dd:
+            neg(ew("div", ew("mul", dout, dd["Y"]), y), dout_grad[0])
+        else:
+            zeros(op.input("Out")[0], dout_grad[0])
+    if present(y_grad):
+        same = tuple(infos[y].shape) == tuple(full.shape)
+        g = ew("mul", dout, ew("div", q, y), y_grad[0] if same else None)
+        if not same:
+            ops += sum_to_shape(g, full.shape, infos[y].shape, y_grad[0], axis, new_var,
+                                full.dtype)
+    return ops
+
+
+register(OpDef("elementwise_div_grad_grad", slots("Y", "Out", "DOut", "DDX?", "DDY?"),
+               slots("DDOut?", "Y@GRAD?", "Out@GRAD?"), EW_ATTRS,
+               lambda ins, a: {"DDOut": [ins["DOut"][0]], "Y@GRAD": [ins["Y"][0]],
+                               "Out@GRAD": [ins["Out"][0]]}, "composite",
+               lower=_lower_div_double_grad))
+
+
 def _register_elementwise(kind: str, fwd, dx, dy) -> None:
     name = f"elementwise_{kind}"
     uses_out = kind in ("div", "pow")
@@ -180,7 +247,8 @@ def _register_elementwise(kind: str, fwd, dx, dy) -> None:
     register(OpDef(name + "_grad", slots(*[s + ("?" if s == "Out" else "") for s in grad_ins]),
                    slots("X@GRAD?", "Y@GRAD?"), EW_ATTRS, infer, "composite",
                    lower=_elementwise_grad_lowering(kind),
-                   grad=_double_grad_maker(kind) if kind in _DOUBLE_GRAD else None))
+                   grad=_double_grad_maker(kind) if kind in _DOUBLE_GRAD else
+                   _div_double_grad if kind == "div" else None))
 
 
 def _grad_broadcast(attrs, shapes, rank):
@@ -285,10 +353,14 @@ unary("exp", lambda o, x, a: o.exp(x), lambda o, out, d, a: o.mul(d, out), uses=
 unary("log", lambda o, x, a: o.log(x), lambda o, x, d, a: o.truediv(d, x),
       second=lambda o, x, d, dd, a: o.neg(o.truediv(o.mul(d, dd), o.mul(x, x))))
 unary("sqrt", lambda o, x, a: o.sqrt(x),
-      lambda o, out, d, a: o.truediv(d, o.mul(_c(o, 2, out), out)), uses="Out")
+      lambda o, out, d, a: o.truediv(d, o.mul(_c(o, 2, out), out)), uses="Out",
+      second=lambda o, out, d, dd, a: o.truediv(o.mul(d, dd), o.mul(_c(o, -2, out),
+                                                                   o.mul(out, out))))
 unary("rsqrt", lambda o, x, a: o.truediv(_one(o, x), o.sqrt(x)),
       lambda o, out, d, a: o.mul(d, o.mul(_c(o, -0.5, out), o.mul(out, o.mul(out, out)))),
-      uses="Out")
+      uses="Out",
+      second=lambda o, out, d, dd, a: o.mul(o.mul(d, dd), o.mul(_c(o, -1.5, out),
+                                                                o.mul(out, out))))
 unary("square", lambda o, x, a: o.mul(x, x), lambda o, x, d, a: o.mul(d, o.mul(_c(o, 2, x), x)),
       second=lambda o, x, d, dd, a: o.mul(_c(o, 2, x), o.mul(d, dd)))
 unary("abs", lambda o, x, a: o.abs(x), lambda o, x, d, a: o.mul(d, o.sign(x)))
@@ -320,7 +392,21 @@ def _gelu_grad(o, x, d, a):
     return o.mul(d, o.add(cdf, o.mul(x, pdf)))
 
 
-unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False})
+def _gelu_second(o, x, d, dd, a):
+    """d * dd * gelu''(x)."""
+    one = _one(o, x)
+    if a["approximate"]:
+        k, c = math.sqrt(2 / math.pi), 0.044715
+        t = o.tanh(o.mul(_c(o, k, x), o.add(x, o.mul(_c(o, c, x), o.mul(x, o.mul(x, x))))))
+        du = o.mul(_c(o, k, x), o.add(one, o.mul(_c(o, 3 * c, x), o.mul(x, x))))
+        curve = o.sub(o.add(du, o.mul(_c(o, 3 * k * c, x), o.mul(x, x))),
+                      o.mul(x, o.mul(t, o.mul(du, du))))
+        return o.mul(o.mul(d, dd), o.mul(o.sub(one, o.mul(t, t)), curve))
+    pdf = o.mul(_c(o, 1 / math.sqrt(2 * math.pi), x), o.exp(o.mul(_c(o, -0.5, x), o.mul(x, x))))
+    return o.mul(o.mul(d, dd), o.mul(pdf, o.sub(_c(o, 2, x), o.mul(x, x))))
+
+
+unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False}, second=_gelu_second)
 unary("sign", lambda o, x, a: o.sign(x), None)
 unary("floor", lambda o, x, a: o.floor(x), None)
 

@@ -783,21 +783,24 @@ FCBSL_ATTRS = {"shape": [], "value": 0.0, "dtype": 5, "input_dim_idx": 0, "outpu
                "str_value": "", "force_cpu": False}
 
 
-def _fcbsl_shape(in_shape, a) -> tuple[int, ...]:
+def batch_size_like_shape(in_shape, a, op: str = "fill_constant_batch_size_like"
+                          ) -> tuple[int, ...]:
+    """`shape` with dim output_dim_idx taken from dim input_dim_idx of Input (the
+    *_batch_size_like ops)."""
     shape = [int(d) for d in a["shape"]]
     i, o = a["input_dim_idx"], a["output_dim_idx"]
     if not (0 <= i < len(in_shape) and 0 <= o < len(shape)):
-        raise ShapeError(f"op 'fill_constant_batch_size_like': input_dim_idx={i} / "
+        raise ShapeError(f"op '{op}': input_dim_idx={i} / "
                          f"output_dim_idx={o} do not fit Input {list(in_shape)} and shape {shape}")
     shape[o] = in_shape[i]
     return tuple(shape)
 
 
 _define("fill_constant_batch_size_like", "extern", ["Input"], ["Out"], FCBSL_ATTRS,
-        lambda ins, a: {"Out": [VarInfo(_fcbsl_shape(ins["Input"][0].shape, a),
+        lambda ins, a: {"Out": [VarInfo(batch_size_like_shape(ins["Input"][0].shape, a),
                                         convert_dtype(a["dtype"]))]},
         lambda ins, outs, a, rng: outs["Out"][0].fill_(fill_value(a)),
-        lambda ins, a: {"Out": [np.full(_fcbsl_shape(np.shape(ins["Input"][0]), a),
+        lambda ins, a: {"Out": [np.full(batch_size_like_shape(np.shape(ins["Input"][0]), a),
                                         fill_value(a), to_numpy_dtype(a["dtype"]))]},
         grad=lambda op: [])  # Paddle's EmptyGradOpMaker: a constant, no grad reaches Input
 

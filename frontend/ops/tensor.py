@@ -666,6 +666,12 @@ def _matmul_grad_run(ins, outs, a, rng):
     broadcast or promoted from 1-D; otherwise through _matmul_grads and a copy."""
     x, y, d = ins["X"][0], ins["Y"][0], ins["Out@GRAD"][0]
     tx, ty, alpha = _mm_flags(a)
+    if x.ndim > 2 and y.ndim == 2 and not tx:
+        # [..., M, K] x [K, N]: x's leading dims fold into rows, one GEMM per grad (the
+        # batched product then a sum over the batch costs far more).
+        x, d = x.reshape(-1, x.shape[-1]), d.reshape(-1, d.shape[-1])
+        outs = {s: [v[0].view(-1, v[0].shape[-1]) if s == "X@GRAD" else v[0]]
+                for s, v in outs.items() if v and v[0] is not None}
     if x.ndim < 2 or y.ndim < 2 or x.shape[:-2] != y.shape[:-2]:
         return _grads_run(_matmul_grads)(ins, outs, a, rng)
     x2, y2 = _as_matrices(x, y, tx, ty)

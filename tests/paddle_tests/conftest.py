@@ -12,6 +12,19 @@ import os
 import pytest
 
 KNOWN_GAPS = {
+    # paddle.nn recurrent networks: an unknown time dim
+    'test_rnn_nets.py::TestPredict::test_simple_rnn':
+        "ValueError at to_static: nn.SimpleRNN over InputSpec [None, None, 16]: fluidc unrolls the "
+        "recurrence over the time dim, which must be known (no rnn op / while-loop lowering "
+        "of nn.SimpleRNN / GRU / LSTM yet)",
+    'test_rnn_nets.py::TestPredict::test_gru':
+        "ValueError at to_static: nn.GRU over InputSpec [None, None, 16]: fluidc unrolls the "
+        "recurrence over the time dim, which must be known (no rnn op / while-loop lowering "
+        "of nn.SimpleRNN / GRU / LSTM yet)",
+    'test_rnn_nets.py::TestPredict::test_lstm':
+        "ValueError at to_static: nn.LSTM over InputSpec [None, None, 16]: fluidc unrolls the "
+        "recurrence over the time dim, which must be known (no rnn op / while-loop lowering "
+        "of nn.SimpleRNN / GRU / LSTM yet)",
     # 1.x control flow: StaticRNN's memory helper
     'test_rnn_memory_helper_op.py::RNNMemoryHelperGradOpWithoutInputTest::test_backward':
         "OpError at build: op 'rnn_memory_helper_grad' reads var 'Out@GRAD', which block 0 lacks "

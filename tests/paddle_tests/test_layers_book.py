@@ -12,12 +12,14 @@ their outputs' shapes checked.
 
 make_l2_normalize, make_mish and make_kldiv_loss, whose layers Paddle 3.3.1 builds only on PIR
 programs, are in test_layers_book_pir.py.
-Dropped, as fluidc lacks the layer (listed in README.md): make_pool2d_infershape and
-test_affine_grid (affine_grid, argsort), make_nce,
-make_uniform_random_batch_size_like / make_gaussian_random (paddle.tensor.random), make_range
-(arange), test_shuffle_batch / test_partial_sum / test_batch_fc /
-test_rank_attention / test_partial_concat (paddle.incubate), test_row_conv, test_linspace,
-test_unfold, test_warpctc_with_padding (ctc_loss).
+make_pool2d_infershape, make_uniform_random_batch_size_like, make_gaussian_random and
+make_range run as the other make_* cases (the random ones checked by shape and statistics, as
+Paddle does not compare them with dygraph). test_affine_grid, test_row_conv,
+test_partial_sum / test_partial_concat / test_shuffle_batch (paddle.incubate) are kept and
+also run; test_batch_fc / test_rank_attention are built (their kernels are GPU-only in Paddle
+3.3.1); make_nce (prog_scope-built only in Paddle) runs too, its embeddings reshaped to the
+2-D input nce takes. (test_warpctc_with_padding is no longer in Paddle's file; ctc_loss is
+ported in test_warpctc_op.py.)
 Changed: `data.desc.set_need_check_feed(False)` (a ProgramDesc internal) is not called: the fed
 shapes match the declared ones; make_one_hot / make_label_smooth's
 `base.framework._dygraph_place_guard` (an internal, for the dygraph half) is dropped.
@@ -28,9 +30,11 @@ import numpy as np
 from . import nets
 from .test_layers import np_conv, np_conv_transpose, params, run_static, static_graph
 
+import fluidc as fluid
 import fluidc as paddle
 
 paddle.enable_static()
+random = paddle.tensor.random  # test_layers.py's `from paddle.tensor import random`
 
 SEED = 111
 
@@ -225,6 +229,20 @@ class TestBook(BookCase):
         self.check(self.make_pool2d,
                    lambda feed, p: np_max_pool(feed['x'], (5, 3), (1, 2), (2, 1)), rtol=0)
 
+    def make_pool2d_infershape(self):
+        theta = self._get_data("theta", shape=[2, 3], dtype='float32')
+        x = paddle.nn.functional.affine_grid(theta, out_shape=[2, 3, 244, 244])
+        return paddle.nn.functional.max_pool2d(x, kernel_size=[5, 3], stride=[1, 2],
+                                               padding=(2, 1))
+
+    def test_pool2d_infershape(self):
+        def expect(feed, p):  # the grid (align_corners): theta @ (x_w, y_h, 1), x and y -1..1
+            x, y = np.meshgrid(np.linspace(-1, 1, 244), np.linspace(-1, 1, 244))
+            base = np.stack([x, y, np.ones_like(x)], axis=-1)
+            grid = np.einsum('hwj,nij->nhwi', base, feed['theta'].astype(np.float64))
+            return np_max_pool(grid, (5, 3), (1, 2), (2, 1))
+        self.check(self.make_pool2d_infershape, expect, atol=1e-6)
+
     def make_softmax(self):
         data = self._get_data(name='data', shape=[10], dtype='float32')
         hid = paddle.nn.Linear(10, 20)(data)
@@ -350,6 +368,46 @@ class TestBook(BookCase):
 
     def test_sum(self):
         self.check(self.make_sum, lambda feed, p: feed['input'], rtol=0)
+
+    def make_uniform_random_batch_size_like(self):
+        input = self._get_data(name="input", shape=[13, 11], dtype='float32')
+        out = random.uniform_random_batch_size_like(input, [-1, 11])
+        return out
+
+    def test_uniform_random_batch_size_like(self):
+        """Paddle does not compare it with dygraph (random); its shape and range here."""
+        got, _ = self.run_make(self.make_uniform_random_batch_size_like)
+        self.assertEqual(got.shape, (2, 11))
+        self.assertTrue(((got >= -1) & (got < 1)).all() and np.unique(got).size == 22)
+
+    def make_gaussian_random(self):
+        out = random.gaussian(shape=[20, 30])
+        return out
+
+    def test_gaussian_random(self):
+        """Paddle does not compare it with dygraph (random); its shape and moments here (600
+        draws: the mean within 5 of its standard errors)."""
+        got, _ = self.run_make(self.make_gaussian_random)
+        self.assertEqual((got.shape, got.dtype), ((20, 30), np.float32))
+        self.assertLess(abs(got.mean()), 5 / np.sqrt(600))
+        self.assertLess(abs(got.std() - 1), 0.15)
+
+    def make_range(self):
+        paddle.arange(0, 10, 2, 'int32')
+        paddle.arange(0.1, 10.0, 0.2, 'float32')
+        paddle.arange(0.1, 10.0, 0.2, 'float64')
+        start = paddle.tensor.fill_constant(shape=[1], value=0.1, dtype="float32")
+        end = paddle.tensor.fill_constant(shape=[1], value=10.0, dtype="float32")
+        step = paddle.tensor.fill_constant(shape=[1], value=0.2, dtype="float32")
+        y = paddle.arange(start, end, step, 'float64')
+        return y
+
+    def test_range(self):
+        """float32 bounds cast to float64 (the range op adds step to each value in float64)."""
+        def expect(feed, p):
+            start, end, step = (np.float64(np.float32(v)) for v in (0.1, 10.0, 0.2))
+            return np.arange(start, end, step)
+        self.check(self.make_range, expect, rtol=1e-12)
 
     def make_slice(self):
         starts = [1, 0, 2]
@@ -502,6 +560,33 @@ class TestBook(BookCase):
         got = self.build_and_run(build, {'x': x}, [2, 3, 2, 30])
         np.testing.assert_array_equal(got, x[1:3, 0:3, 2:4])
 
+    def test_affine_grid(self):
+        """Paddle's build-only test (argsort, affine_grid with a fed and a fixed output shape),
+        run: the grids against the affine maps of the corners, the argsort against numpy."""
+        rng = np.random.RandomState(SEED)
+        feed = {'data': rng.random_sample([2, 2, 3, 3]).astype(np.float32),
+                'theta': rng.random_sample([5, 2, 3]).astype(np.float32),
+                'out_shape': np.array([5, 3, 4, 6], np.int32)}
+        with static_graph():
+            data = paddle.static.data(name='data', shape=[-1, 2, 3, 3], dtype="float32")
+            out = paddle.argsort(x=data, axis=1)
+
+            theta = paddle.static.data(name="theta", shape=[-1, 2, 3], dtype="float32")
+            out_shape = paddle.static.data(name="out_shape", shape=[-1], dtype="int32")
+            data_0 = paddle.nn.functional.affine_grid(theta, out_shape)
+            data_1 = paddle.nn.functional.affine_grid(theta, [5, 3, 28, 28])
+
+            self.assertIsNotNone(data_0)
+            self.assertIsNotNone(data_1)
+            ids, grid_0, grid_1 = run_static(feed=feed, fetch_list=[out, data_0, data_1])
+        np.testing.assert_array_equal(ids, np.argsort(feed['data'], axis=1, kind='stable'))
+        self.assertEqual(list(grid_0.shape), [5, 4, 6, 2])
+        self.assertEqual(list(grid_1.shape), [5, 28, 28, 2])
+        for grid in (grid_0, grid_1):  # align_corners: the corners are theta @ (+-1, +-1, 1)
+            for i, j, x, y in ((0, 0, -1, -1), (-1, -1, 1, 1), (0, -1, 1, -1)):
+                np.testing.assert_allclose(grid[:, i, j], feed['theta'] @ [x, y, 1.0],
+                                           rtol=1e-5, atol=1e-6)
+
     def test_addmm(self):
         def build():
             input = paddle.static.data(name='input_data', shape=[3, 3], dtype='float32')
@@ -530,6 +615,165 @@ class TestBook(BookCase):
         x = np.arange(48, dtype=np.float32).reshape(4, 4, 3)
         got = self.build_and_run(build, {'x': x}, [4, 12])
         np.testing.assert_array_equal(got, x.reshape(4, 12))
+
+
+    def make_nce(self):
+        window_size = 5
+        words = []
+        for i in range(window_size):
+            words.append(self._get_data(name=f'word_{i}', shape=[1], dtype='int64'))
+
+        dict_size = 10000
+        label_word = int(window_size // 2) + 1
+
+        embs = []
+        for i in range(window_size):
+            if i == label_word:
+                continue
+
+            emb = paddle.static.nn.embedding(input=words[i], size=[dict_size, 32],
+                                             param_attr='emb.w', is_sparse=True)
+
+            embs.append(emb)
+
+        embs = paddle.concat(embs, axis=1)
+        # 2.x embedding keeps the ids' trailing 1 ([-1, 4, 32]); nce takes 2-D input, as the
+        # 1.x embedding gave it (Paddle 3.3.1 raises on the 3-D one)
+        embs = paddle.reshape(embs, [-1, 4 * 32])
+        loss = paddle.static.nn.nce(input=embs, label=words[label_word],
+                                    num_total_classes=dict_size, param_attr='nce.w',
+                                    bias_attr='nce.b')
+        avg_loss = paddle.mean(loss)
+        return avg_loss
+
+    def test_nce(self):
+        """Paddle only builds make_nce (prog_scope); here it runs, and the loss is checked in
+        numpy against the classes the op drew (its SampleLabels output, fetched too)."""
+        with static_graph():
+            avg_loss = self.make_nce()
+            nce_op = [op for op in paddle.static.default_main_program().global_block().ops
+                      if op.type == 'nce'][0]
+            got, sampled = run_static(feed=self._feed_dict,
+                                      fetch_list=[avg_loss, nce_op.output('SampleLabels')[0]])
+            emb, w, b = params()
+        feed = self._feed_dict
+        x = np.concatenate([emb[feed[f'word_{i}'][:, 0]] for i in (0, 1, 2, 4)], axis=1)
+        self.assertEqual(list(sampled.shape), [2, 11])
+        np.testing.assert_array_equal(sampled[:, 0], feed['word_3'][:, 0])
+        self.assertTrue(((sampled >= 0) & (sampled < 10000)).all())
+        o = 1 / (1 + np.exp(-((x[:, None, :] * w[sampled]).sum(-1) + b[sampled, 0])))
+        noise = np.float32(10 * np.float32(1 / 10000))  # num_neg_samples * P(uniform class)
+        cost = -np.log(o[:, 0] / (o[:, 0] + noise)) - \
+            np.log(noise / (o[:, 1:] + noise)).sum(1)
+        np.testing.assert_allclose(got, np.mean(cost / 11), rtol=1e-5)
+
+    def test_row_conv(self):
+        """Paddle only builds it; here a LoD batch runs through it, against numpy."""
+        lengths = [3, 1, 4]
+        x = np.random.RandomState(SEED).random_sample([8, 16]).astype(np.float32)
+        with static_graph():
+            data = paddle.static.data(name='x', shape=[-1, 16], dtype='float32', lod_level=1)
+            out = paddle.static.nn.row_conv(input=data, future_context_size=2)
+            feed = {'x': fluid.create_lod_tensor(x, [lengths], paddle.CPUPlace())}
+            got = np.array(run_static(feed=feed, fetch_list=[out], with_lod=True)[0])
+            (w,) = params()
+        want, start = np.zeros_like(x), 0
+        for n in lengths:
+            for t in range(n):
+                for k in range(min(3, n - t)):
+                    want[start + t] += x[start + t + k] * w[k]
+            start += n
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+    def test_partial_sum(self):
+        """Paddle only builds it; here it runs, against numpy."""
+        rng = np.random.RandomState(SEED)
+        feed = {'x': rng.random_sample([2, 3]).astype(np.float32),
+                'y': rng.random_sample([2, 3]).astype(np.float32)}
+        with static_graph():
+            x = paddle.static.data(name="x", shape=[None, 3], dtype="float32")
+            y = paddle.static.data(name="y", shape=[None, 3], dtype="float32")
+            sum = paddle.incubate.layers.nn.partial_sum([x, y], start_index=0, length=2)
+            (got,) = run_static(feed=feed, fetch_list=[sum])
+        np.testing.assert_allclose(got, feed['x'][:, :2] + feed['y'][:, :2], rtol=1e-6)
+
+    def test_partial_concat(self):
+        """Paddle only builds it; here it runs, against numpy."""
+        rng = np.random.RandomState(SEED)
+        feed = {'x': rng.random_sample([2, 3]).astype(np.float32),
+                'y': rng.random_sample([2, 3]).astype(np.float32)}
+        with static_graph():
+            x = paddle.static.data(name="x", shape=[None, 3], dtype="float32")
+            y = paddle.static.data(name="y", shape=[None, 3], dtype="float32")
+            concat1 = paddle.incubate.layers.nn.partial_concat([x, y], start_index=0, length=2)
+            concat2 = paddle.incubate.layers.nn.partial_concat(x, start_index=0, length=-1)
+            got1, got2 = run_static(feed=feed, fetch_list=[concat1, concat2])
+        np.testing.assert_array_equal(got1, np.concatenate([feed['x'][:, :2],
+                                                            feed['y'][:, :2]], 1))
+        np.testing.assert_array_equal(got2, feed['x'])
+
+    def test_batch_fc(self):
+        """Built as Paddle builds it, its output shape checked: Paddle 3.3.1's batch_fc kernel
+        is GPU-only, so the numbers are checked against numpy in tests/test_ops_incubate.py."""
+        with static_graph():
+            input = paddle.static.data(name="input", shape=[16, 2, 3], dtype="float32")
+            out = paddle.incubate.layers.nn.batch_fc(
+                input=input,
+                param_size=[16, 3, 10],
+                param_attr=paddle.ParamAttr(
+                    learning_rate=1.0,
+                    name="w_0",
+                    initializer=paddle.nn.initializer.XavierNormal(),
+                ),
+                bias_size=[16, 10],
+                bias_attr=paddle.ParamAttr(
+                    learning_rate=1.0,
+                    name="b_0",
+                    initializer=paddle.nn.initializer.XavierNormal(),
+                ),
+                act="relu",
+            )
+            self.assertEqual(list(out.shape), [16, 2, 10])
+
+
+    def test_rank_attention(self):
+        """Built as Paddle builds it (its kernel is GPU-only in Paddle 3.3.1; the numbers are
+        checked against Paddle's numpy reference in tests/test_ops_incubate.py)."""
+        with static_graph():
+            input = paddle.static.data(name="input", shape=[None, 2], dtype="float32")
+            rank_offset = paddle.static.data(name="rank_offset", shape=[None, 7],
+                                             dtype="int32")
+            out = paddle.incubate.layers.nn.rank_attention(
+                input=input,
+                rank_offset=rank_offset,
+                rank_param_shape=[18, 3],
+                rank_param_attr=paddle.ParamAttr(
+                    learning_rate=1.0,
+                    name="ubm_rank_param.w_0",
+                    initializer=paddle.nn.initializer.XavierNormal(),
+                ),
+                max_rank=3,
+            )
+            self.assertEqual(list(out.shape), [-1, 3])
+
+
+    def test_shuffle_batch(self):
+        """Paddle only builds it; here both shuffles run: each output holds x's rows (all
+        dims but the last flattened), reordered."""
+        x_val = np.random.RandomState(SEED).random_sample([3, 4, 50]).astype(np.float32)
+        with static_graph():
+            x = paddle.static.data(name='X', shape=[-1, 4, 50], dtype='float32')
+            out1 = paddle.incubate.layers.nn.shuffle_batch(x)
+            paddle.seed(1000)
+            out2 = paddle.incubate.layers.nn.shuffle_batch(x)
+            self.assertIsNotNone(out1)
+            self.assertIsNotNone(out2)
+            got1, got2 = run_static(feed={'X': x_val}, fetch_list=[out1, out2])
+        rows = sorted(map(tuple, x_val.reshape(-1, 50)))
+        for got in (got1, got2):
+            self.assertEqual(got.shape, x_val.shape)
+            self.assertEqual(sorted(map(tuple, got.reshape(-1, 50))), rows)
 
 
 if __name__ == '__main__':

@@ -1,25 +1,29 @@
 """Port of Paddle test/legacy_test/test_model.py (paddle.Model, the hapi high-level API), the
-dygraph cases that need no download and no GPU.
+cases that need no download and no GPU.
 
 Kept with Paddle's assertions: TestModelFunction's test_train_batch, test_test_batch,
-test_save_load, test_parameters, test_summary, test_summary_non_tensor, test_summary_input
-(its LeNet list / dict halves), test_summary_dtype, test_export_deploy_model,
-test_dygraph_export_deploy_model_about_inputs and test_accumulate; TestModelWithLRScheduler
-(by step, by epoch); TestRaiseError (4).
-Changed: each runs its dygraph half only (fluidc's Model runs eagerly; Paddle's static-mode
-Model is not implemented: see the README), so `for dynamic in [True, False]` loops became
-one dygraph pass, with paddle.disable_static() in setUp (the runner's conftest starts every
-test in static mode); set_seed calls paddle.seed only
-(paddle.framework.random._manual_program_seed is Paddle's private static seed);
+test_save_load, test_parameters (these four: dygraph and static halves),
+test_dynamic_save_static_load, test_static_save_dynamic_load, test_summary,
+test_summary_non_tensor, test_summary_nlp, test_summary_input (its SimpleRNN and LeNet list /
+dict halves), test_summary_error, test_summary_dtype, test_export_deploy_model,
+test_dygraph_export_deploy_model_about_inputs and test_accumulate (amp_configs None and
+'O1': float32 on CPU, as Paddle); TestModelWithLRScheduler (by step, by epoch; dygraph and
+static halves); TestRaiseError (4).
+Changed: paddle.disable_static() in setUp (the runner's conftest starts every test in static
+mode), so test_static_save_dynamic_load enables static mode itself; test_summary runs one
+pass (Paddle's `for dynamic` loop never leaves dygraph mode: both passes are dygraph);
+test_export_deploy_model runs its dygraph half only (Paddle's static save(training=False)
+writes to the path's dirname as prefix, not ported); set_seed calls paddle.seed only (paddle.framework.random._manual_program_seed is
+Paddle's private static seed; fluidc's static initializers follow paddle.seed);
 paddle.vision.models.LeNet is the file's own LeNetDygraph (the same layers: paddle.vision is
 not in fluidc); the MNIST dataset of test_dygraph_export_deploy_model_about_inputs' "fit"
-case is 64 random images (MNIST needs a download); test_accumulate runs amp_configs=None only
-(no AMP on CPU); Paddle's `from paddle... import` lines became module attributes (the
-parity runner swaps the plain package imports only).
-Dropped: TestModel (GPU only, MNIST download), test_dynamic_load (MNIST), test_summary_nlp /
-test_summary_error / test_summary_gpu and the SimpleRNN half of test_summary_input (fluidc
-has no nn.GRU / LSTM / SimpleRNN), the flops tests (paddle.flops is not implemented),
-test_static_save_dynamic_load / test_dynamic_save_static_load (static-mode Model).
+case is 64 random images (MNIST needs a download); Paddle's `from paddle... import` lines
+became module attributes (the parity runner swaps the plain package imports only).
+run-on-paddle: pir (Paddle 3.3.1's CrossEntropyLoss builds only on PIR programs, which the
+static halves need).
+Dropped: TestModel (GPU only, MNIST download), test_dynamic_load (MNIST), test_summary_gpu,
+the static-mode MyModel half of test_summary_input, the flops tests (paddle.flops is not
+implemented).
 """
 import os
 import shutil
@@ -196,19 +200,23 @@ class TestModelFunction(unittest.TestCase):
             return avg_loss.numpy()
 
         ref = get_expect()
-        self.set_seed()
+        for dynamic in [True, False]:
+            device = paddle.set_device('cpu')
+            base.enable_dygraph(device) if dynamic else None
+            self.set_seed()
 
-        net = MyModel()
-        optim2 = paddle.optimizer.SGD(
-            learning_rate=0.001, parameters=net.parameters()
-        )
+            net = MyModel()
+            optim2 = paddle.optimizer.SGD(
+                learning_rate=0.001, parameters=net.parameters()
+            )
 
-        inputs = [InputSpec([None, dim], 'float32', 'x')]
-        labels = [InputSpec([None, 1], 'int64', 'label')]
-        model = Model(net, inputs, labels)
-        model.prepare(optim2, loss=CrossEntropyLoss(reduction="sum"))
-        (loss,) = model.train_batch([data], [label])
-        np.testing.assert_allclose(loss.flatten(), ref.flatten())
+            inputs = [InputSpec([None, dim], 'float32', 'x')]
+            labels = [InputSpec([None, 1], 'int64', 'label')]
+            model = Model(net, inputs, labels)
+            model.prepare(optim2, loss=CrossEntropyLoss(reduction="sum"))
+            (loss,) = model.train_batch([data], [label])
+            np.testing.assert_allclose(loss.flatten(), ref.flatten())
+            base.disable_dygraph() if dynamic else None
 
     def test_test_batch(self):
         dim = 20
@@ -222,18 +230,76 @@ class TestModelFunction(unittest.TestCase):
             return output.numpy()
 
         ref = get_expect()
-        self.set_seed()
-        net = MyModel()
-        inputs = [InputSpec([None, dim], 'float32', 'x')]
-        model = Model(net, inputs)
-        model.prepare()
-        (out,) = model.predict_batch([data])
-        np.testing.assert_allclose(out, ref, rtol=1e-6)
+        for dynamic in [True, False]:
+            device = paddle.set_device('cpu')
+            base.enable_dygraph(device) if dynamic else None
+            self.set_seed()
+            net = MyModel()
+            inputs = [InputSpec([None, dim], 'float32', 'x')]
+            model = Model(net, inputs)
+            model.prepare()
+            (out,) = model.predict_batch([data])
+            np.testing.assert_allclose(out, ref, rtol=1e-6)
+            base.disable_dygraph() if dynamic else None
 
     def test_save_load(self):
         path = os.path.join(tempfile.mkdtemp(), '.cache_test_save_load')
         if not os.path.exists(path):
             os.makedirs(path)
+        for dynamic in [True, False]:
+            device = paddle.set_device('cpu')
+            base.enable_dygraph(device) if dynamic else None
+
+            net = MyModel()
+            inputs = [InputSpec([None, 20], 'float32', 'x')]
+            labels = [InputSpec([None, 1], 'int64', 'label')]
+            optim = paddle.optimizer.SGD(
+                learning_rate=0.001, parameters=net.parameters()
+            )
+            model = Model(net, inputs, labels)
+            model.prepare(
+                optimizer=optim, loss=CrossEntropyLoss(reduction="sum")
+            )
+            model.save(path)
+            model.load(path)
+            base.disable_dygraph() if dynamic else None
+        shutil.rmtree(path)
+
+    def test_dynamic_save_static_load(self):
+        path = os.path.join(
+            tempfile.mkdtemp(), '.cache_dynamic_save_static_load'
+        )
+        if not os.path.exists(path):
+            os.makedirs(path)
+        # dynamic saving
+        device = paddle.set_device('cpu')
+        base.enable_dygraph(device)
+        model = Model(MyModel())
+        optim = paddle.optimizer.SGD(
+            learning_rate=0.001, parameters=model.parameters()
+        )
+        model.prepare(optimizer=optim, loss=CrossEntropyLoss(reduction="sum"))
+        model.save(path)
+        base.disable_dygraph()
+
+        inputs = [InputSpec([None, 20], 'float32', 'x')]
+        labels = [InputSpec([None, 1], 'int64', 'label')]
+        model = Model(MyModel(), inputs, labels)
+        optim = paddle.optimizer.SGD(
+            learning_rate=0.001, parameters=model.parameters()
+        )
+        model.prepare(optimizer=optim, loss=CrossEntropyLoss(reduction="sum"))
+        model.load(path)
+        shutil.rmtree(path)
+
+    def test_static_save_dynamic_load(self):
+        path = os.path.join(
+            tempfile.mkdtemp(), '.cache_test_static_save_dynamic_load'
+        )
+        if not os.path.exists(path):
+            os.makedirs(path)
+
+        paddle.enable_static()  # Paddle's test starts in static mode
         net = MyModel()
         inputs = [InputSpec([None, 20], 'float32', 'x')]
         labels = [InputSpec([None, 1], 'int64', 'label')]
@@ -241,21 +307,37 @@ class TestModelFunction(unittest.TestCase):
             learning_rate=0.001, parameters=net.parameters()
         )
         model = Model(net, inputs, labels)
-        model.prepare(
-            optimizer=optim, loss=CrossEntropyLoss(reduction="sum")
-        )
+        model.prepare(optimizer=optim, loss=CrossEntropyLoss(reduction="sum"))
         model.save(path)
-        model.load(path)
-        shutil.rmtree(path)
 
-    def test_parameters(self):
+        device = paddle.set_device('cpu')
+        base.enable_dygraph(device)  # if dynamic else None
+
         net = MyModel()
         inputs = [InputSpec([None, 20], 'float32', 'x')]
-        model = Model(net, inputs)
-        model.prepare()
-        params = model.parameters()
-        self.assertTrue(params[0].shape[0] == 20)
-        self.assertTrue(params[0].shape[1] == 10)
+        labels = [InputSpec([None, 1], 'int64', 'label')]
+        optim = paddle.optimizer.SGD(
+            learning_rate=0.001, parameters=net.parameters()
+        )
+        model = Model(net, inputs, labels)
+        model.prepare(optimizer=optim, loss=CrossEntropyLoss(reduction="sum"))
+        model.load(path)
+        shutil.rmtree(path)
+        base.disable_dygraph()
+
+    def test_parameters(self):
+        for dynamic in [True, False]:
+            device = paddle.set_device('cpu')
+            base.enable_dygraph(device) if dynamic else None
+
+            net = MyModel()
+            inputs = [InputSpec([None, 20], 'float32', 'x')]
+            model = Model(net, inputs)
+            model.prepare()
+            params = model.parameters()
+            self.assertTrue(params[0].shape[0] == 20)
+            self.assertTrue(params[0].shape[1] == 10)
+            base.disable_dygraph() if dynamic else None
 
     def test_summary(self):
         def _get_param_from_state_dict(state_dict):
@@ -281,7 +363,40 @@ class TestModelFunction(unittest.TestCase):
     def test_summary_non_tensor(self):
         paddle.summary(ModelOuter(), input_size=(-1, 3))
 
+    def test_summary_nlp(self):
+        def _get_param_from_state_dict(state_dict):
+            params = 0
+            for k, v in state_dict.items():
+                params += np.prod(v.numpy().shape)
+            return params
+
+        nlp_net = paddle.nn.GRU(
+            input_size=2, hidden_size=3, num_layers=3, direction="bidirectional"
+        )
+        paddle.summary(nlp_net, (1, 1, 2))
+
+        rnn = paddle.nn.LSTM(16, 32, 2)
+        params_info = paddle.summary(
+            rnn, [(-1, 23, 16), ((2, None, 32), (2, -1, 32))]
+        )
+        gt_params = _get_param_from_state_dict(rnn.state_dict())
+        np.testing.assert_allclose(params_info['total_params'], gt_params / 2.0)
+
+        rnn = paddle.nn.GRU(16, 32, 2, direction='bidirectional')
+        params_info = paddle.summary(rnn, (4, 23, 16))
+        gt_params = _get_param_from_state_dict(rnn.state_dict())
+        np.testing.assert_allclose(params_info['total_params'], gt_params / 2.0)
+
+        rnn = paddle.nn.SimpleRNN(16, 32, 2, direction='bidirectional')
+        params_info = paddle.summary(rnn, (4, 23, 16))
+        gt_params = _get_param_from_state_dict(rnn.state_dict())
+        np.testing.assert_allclose(params_info['total_params'], gt_params / 2.0)
+
     def test_summary_input(self):
+        rnn = paddle.nn.SimpleRNN(16, 32, 2, direction='bidirectional')
+        input_data = paddle.rand([4, 23, 16])
+        paddle.summary(rnn, input=input_data)
+
         lenet_List_input = LeNetListInput()
         input_data = [paddle.rand([1, 1, 28, 28]), paddle.rand([1, 400])]
         paddle.summary(lenet_List_input, input=input_data)
@@ -292,6 +407,19 @@ class TestModelFunction(unittest.TestCase):
             'x2': paddle.rand([1, 400]),
         }
         paddle.summary(lenet_dict_input, input=input_data)
+
+    def test_summary_error(self):
+        with self.assertRaises(TypeError):
+            nlp_net = paddle.nn.GRU(input_size=2, hidden_size=3, num_layers=3)
+            paddle.summary(nlp_net, (1, 1, '2'))
+
+        with self.assertRaises(ValueError):
+            nlp_net = paddle.nn.GRU(input_size=2, hidden_size=3, num_layers=3)
+            paddle.summary(nlp_net, (-1, -1))
+
+        paddle.disable_static()
+        nlp_net = paddle.nn.GRU(input_size=2, hidden_size=3, num_layers=3)
+        paddle.summary(nlp_net, (1, 1, 2))
 
     def test_summary_dtype(self):
         input_shape = (3, 1)
@@ -407,7 +535,7 @@ class TestModelFunction(unittest.TestCase):
         inputs = [InputSpec([None, dim], 'float32', 'x')]
         labels = [InputSpec([None, 1], 'int64', 'label')]
 
-        for amp_cfg in [None]:
+        for amp_cfg in [None, 'O1']:
             model = Model(net, inputs, labels)
             model.prepare(
                 optim,
@@ -474,6 +602,22 @@ class TestModelWithLRScheduler(unittest.TestCase):
             model._optimizer._learning_rate.last_lr,
             base_lr * (0.1 ** len(boundaries)),
         )
+        # static test
+        paddle.enable_static()
+        net = MyModel()
+        inputs = [InputSpec([None, 20], 'float32', 'x')]
+        labels = [InputSpec([None, 1], 'int64', 'label')]
+        optim = make_optimizer(net.parameters())
+        model = Model(net, inputs, labels)
+        model.prepare(optimizer=optim, loss=CrossEntropyLoss(reduction="sum"))
+
+        dataset = MyDataset()
+        model.fit(dataset, dataset, batch_size=4, epochs=10, num_workers=0)
+
+        np.testing.assert_allclose(
+            model._optimizer._learning_rate.last_lr,
+            base_lr * (0.1 ** len(boundaries)),
+        )
 
     def test_fit_by_epoch(self):
         base_lr = 1e-3
@@ -502,6 +646,39 @@ class TestModelWithLRScheduler(unittest.TestCase):
                 parameters=parameters,
             )
             return optimizer
+
+        net = MyModel()
+        inputs = [InputSpec([None, 20], 'float32', 'x')]
+        labels = [InputSpec([None, 1], 'int64', 'label')]
+        optim = make_optimizer(net.parameters())
+        model = Model(net, inputs, labels)
+        model.prepare(optimizer=optim, loss=CrossEntropyLoss(reduction="sum"))
+
+        dataset = MyDataset()
+
+        lr_scheduler_callback = paddle.callbacks.LRScheduler(
+            by_step=False, by_epoch=True
+        )
+
+        model.fit(
+            dataset,
+            dataset,
+            batch_size=4,
+            epochs=epochs,
+            num_workers=0,
+            callbacks=lr_scheduler_callback,
+        )
+
+        cnt = 0
+        for b in boundaries:
+            if b + warmup_epochs <= epochs:
+                cnt += 1
+
+        np.testing.assert_allclose(
+            model._optimizer._learning_rate.last_lr, base_lr * (0.1**cnt)
+        )
+        # static test
+        paddle.enable_static()
 
         net = MyModel()
         inputs = [InputSpec([None, 20], 'float32', 'x')]

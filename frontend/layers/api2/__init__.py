@@ -164,11 +164,11 @@ def zeros(shape, dtype="float32", name=None):
     return _tensor.fill_constant(shape, dtype, 0.0, name=name)
 
 
-def _random_shape(shape, layer: str) -> list:
-    check_type(shape, "shape", (list, tuple), layer)
-    for i, d in enumerate(shape):
-        check_type(d, f"shape[{i}]", (int, np.integer), layer)
-    return list(shape)
+def _random_shape(shape, layer: str):
+    """A random layer's shape as Paddle takes it: ints and one-value int Variables, or an int
+    Variable (read when the program runs)."""
+    _tensor._check_shape(shape, layer)
+    return shape if isinstance(shape, Variable) else list(shape)
 
 
 def rand(shape, dtype=None, name=None):
@@ -255,3 +255,41 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "uniform")
     return _tensor.uniform_random(_random_shape(shape, "uniform"), dtype, min, max, seed,
                                   name=name)
+
+
+def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
+    """paddle.tensor.random.gaussian: draws from N(mean, std^2) (gaussian_random); dtype None
+    is float32."""
+    dtype = "float32" if dtype is None else dtype
+    check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "gaussian")
+    return _tensor.gaussian_random(_random_shape(shape, "gaussian"), mean, std, seed, dtype,
+                                   name=name)
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    """paddle.normal: N(mean, std^2) draws of `shape`; a Tensor mean or std gives the shape
+    (its own; mean's when both) and is broadcast in, elementwise."""
+    tensors = [v for v in (mean, std) if isinstance(v, Variable)]
+    if not tensors:
+        return gaussian(shape, float(mean), float(std), name=name)
+    like = tensors[0]
+    check_variable_and_dtype(like, "mean" if like is mean else "std", ("float32", "float64"),
+                             "normal")
+    dims = list(like.shape)
+    draw = _tensor.gaussian_random(dims if builtins.min(dims, default=0) >= 0
+                                   else _tensor.shape(like), 0.0, 1.0, dtype=like.dtype)
+    return draw * std + mean
+
+
+def randperm(n, dtype="int64", name=None):
+    """paddle.randperm: a random permutation of 0 .. n-1 (the randperm op)."""
+    check_type(n, "n", (int, np.integer), "randperm")
+    if n < 1:
+        raise ArgumentValueError(f"randperm: n must be greater than 0, got {n}")
+    check_dtype(convert_dtype(dtype), "dtype", ("int32", "int64", "float32", "float64"),
+                "randperm")
+    helper = LayerHelper("randperm", name=name)
+    out = helper.create_variable_for_type_inference(convert_dtype(dtype), stop_gradient=True)
+    helper.append_op("randperm", outputs={"Out": [out]},
+                     attrs={"n": int(n), "dtype": int(convert_dtype(dtype))})
+    return out

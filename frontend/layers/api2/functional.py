@@ -221,6 +221,18 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     return out
 
 
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """paddle.nn.functional.unfold (im2col): [N, C, H, W] -> [N, C * kh * kw, L]."""
+    return _nn.unfold(x, kernel_sizes, strides, paddings, dilations, name)
+
+
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """paddle.nn.functional.affine_grid: the [N, H, W, 2] (or [N, D, H, W, 3]) grid of the
+    affine transforms theta ([N, 2, 3] or [N, 3, 4]) over out_shape ([N, C, H, W] or
+    [N, C, D, H, W]: ints, or an int32 Tensor read when the program runs)."""
+    return _nn.affine_grid(theta, out_shape, name, align_corners)
+
+
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     """(1 - epsilon) * label + epsilon / K, or + epsilon * prior_dist ([1, K])."""
     return _loss.label_smooth(label, prior_dist, epsilon, name=name)

@@ -649,6 +649,19 @@ class Flatten(Layer):
         return _flatten(x, *self._axes)
 
 
+class Unfold(Layer):
+    """F.unfold as a layer (im2col of sliding windows)."""
+
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None) -> None:
+        super().__init__()
+        self._args = dict(kernel_sizes=kernel_sizes, dilations=dilations, paddings=paddings,
+                          strides=strides)
+        self._name = name
+
+    def forward(self, x):
+        return F.unfold(x, name=self._name, **self._args)
+
+
 class Pad2D(Layer):
     """F.pad of a 4-D input by [left, right, top, bottom] (or one int for all four)."""
 
