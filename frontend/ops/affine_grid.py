@@ -11,8 +11,8 @@ import numpy as np
 from fluidc.frontend.lazy_import import torch
 
 from ..errors import ShapeError
-from .define import grad_like
-from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .define import input_grad_op
+from .registry import OpDef, OpDesc, VarInfo, register, slots
 
 ATTRS = {"output_shape": [], "align_corners": True}
 
@@ -87,9 +87,7 @@ def _np_dtype(t) -> type:
 
 
 def _grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("affine_grid_grad", {"Theta": op.input("Theta"),
-                                        "Output@GRAD": [grad_name(op.output("Output")[0])]},
-                   grad_like(op, "Theta"), dict(op.attrs))]
+    return input_grad_op(op, "Theta", out="Output")
 
 
 def _grad_reference(ins, a):

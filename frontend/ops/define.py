@@ -245,6 +245,14 @@ def grad_like(op: OpDesc, *slots_: str) -> dict[str, list[str]]:
     return {s + "@GRAD": [grad_name(n) for n in op.input(s)] for s in slots_ if op.input(s)}
 
 
+def input_grad_op(op: OpDesc, *slots_: str, out: str = "Out") -> list[OpDesc]:
+    """The grad of `op` as one `<type>_grad` op reading the forward's inputs in `slots_` and
+    out@GRAD, writing those inputs' grads (the attributes as the forward's)."""
+    return [OpDesc(op.type + "_grad", {**{s: op.input(s) for s in slots_},
+                                       out + "@GRAD": [grad_name(op.output(out)[0])]},
+                   grad_like(op, *slots_), dict(op.attrs))]
+
+
 def present(names: list[str]) -> bool:
     """Whether a slot is bound to a real var (backward marks dropped grads EMPTY_VAR)."""
     return bool(names) and names[0] != EMPTY_VAR

@@ -11,7 +11,8 @@ from fluidc.frontend.lazy_import import torch
 
 from ..errors import ShapeError
 from .conv import _bound
-from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .define import input_grad_op
+from .registry import OpDef, OpDesc, VarInfo, register, slots
 from .sequence import _check_rows, _keep_x_lod, _known, _lod, _need
 
 
@@ -69,11 +70,7 @@ def _run(ins, outs, a, rng):
 
 
 def _grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("row_conv_grad",
-                   {"X": op.input("X"), "Filter": op.input("Filter"),
-                    "Out@GRAD": [grad_name(op.output("Out")[0])]},
-                   {"X@GRAD": [grad_name(op.input("X")[0])],
-                    "Filter@GRAD": [grad_name(op.input("Filter")[0])]}, dict(op.attrs))]
+    return input_grad_op(op, "X", "Filter")
 
 
 def _grad_infer(ins, a):

@@ -8,8 +8,8 @@ import numpy as np
 from fluidc.frontend.lazy_import import torch
 
 from ..errors import ShapeError
-from .define import grad_like
-from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .define import input_grad_op
+from .registry import OpDef, OpDesc, VarInfo, register, slots
 
 ATTRS = {"kernel_sizes": [], "strides": [1, 1], "paddings": [0, 0, 0, 0], "dilations": [1, 1]}
 
@@ -72,9 +72,7 @@ def _run(ins, outs, a, rng):
 
 
 def _grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("unfold_grad", {"X": op.input("X"),
-                                   "Y@GRAD": [grad_name(op.output("Y")[0])]},
-                   grad_like(op, "X"), dict(op.attrs))]
+    return input_grad_op(op, "X", out="Y")
 
 
 def _grad_reference(ins, a):
