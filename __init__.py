@@ -7,7 +7,7 @@ import types as _types
 from . import frontend  # noqa: F401
 from .frontend import initializer, unique_name  # noqa: F401
 from . import layers  # noqa: F401
-from .frontend.dtypes import VarType
+from .frontend.dtypes import VarType, get_default_dtype, set_default_dtype  # noqa: F401
 from .frontend.errors import FluidcError
 from .frontend.logs import set_logs  # FLUIDC_LOGS from code
 from .frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
@@ -20,7 +20,8 @@ from .frontend.layers.api2 import clip as _clip_layer
 from .frontend.layers.tensor import (assign, create_parameter, full_like, ones_like, shape,
                                      static_data as data, zeros_like)
 from .frontend.layers.api2.linalg import addmm, norm
-from .frontend.layers.api2 import add_n, normal, rand, randint, randn, randperm, stanh, uniform
+from .frontend.layers.api2 import (add_n, normal, rand, randint, randn, randperm, stanh,
+                                   standard_normal, uniform)
 from .tensor.creation import arange, linspace
 from .tensor.stat import numel, std, var
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401

@@ -5,6 +5,7 @@ them through its C++ core (Program.desc, parse_from_string, _prune, Variable.get
 bound here, once, when fluidc is imported.
 """
 from .frontend.dtypes import convert_dtype as convert_np_dtype_to_dtype_  # noqa: F401
+from .frontend.dtypes import get_default_dtype, set_default_dtype  # noqa: F401
 from .frontend.framework import (Block, Operator, OpRole, Parameter, Program, Variable,  # noqa: F401
                                  default_main_program, default_startup_program,
                                  in_dygraph_mode, program_guard, switch_main_program,
@@ -40,4 +41,4 @@ def in_pir_mode() -> bool:
 __all__ = ["Block", "Operator", "Parameter", "Program", "Variable", "default_main_program",
            "default_startup_program", "program_guard", "cpu_places", "cuda_places",
            "cuda_pinned_places", "is_compiled_with_cuda", "in_dygraph_mode", "in_pir_mode",
-           "is_parameter", "is_persistable"]
+           "is_parameter", "is_persistable", "get_default_dtype", "set_default_dtype"]

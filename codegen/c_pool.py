@@ -34,12 +34,12 @@ class PoolSpec:
     source: str
 
 
-def _out_strides(step: PoolKernel, shape: tuple[int, ...]) -> list[int]:
+def _out_strides(transpose: OpDesc | None, shape: tuple[int, ...]) -> list[int]:
     """Per dim of the pool's output (its own layout), the stride where the kernel stores it:
-    contiguous, or the strides the folded transpose2 puts it at."""
-    if step.transpose is None:
+    contiguous, or the strides the folded `transpose` (a transpose2 of it) puts it at."""
+    if transpose is None:
         return _strides(shape)
-    perm = step.transpose.attrs["axis"]
+    perm = transpose.attrs["axis"]
     z = _strides(tuple(shape[p] for p in perm))
     out = [0] * len(shape)
     for i, p in enumerate(perm):
@@ -74,7 +74,7 @@ def render_pool(step: PoolKernel, infos: dict[str, VarInfo], name: str,
     hw = (xshape[dims[2]], xshape[dims[3]])
     rows, cols = window_spans(a, hw, k, s, pads, out)
     xs = [_strides(xshape)[d] for d in dims]
-    ys_layout = _out_strides(step, yshape)
+    ys_layout = _out_strides(step.transpose, yshape)
     ys = [ys_layout[d] for d in dims]
     dtype = to_numpy_dtype(infos[x].dtype)
     T = c_type(dtype)

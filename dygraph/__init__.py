@@ -7,7 +7,7 @@ import contextlib
 
 import numpy as np
 
-from ..frontend.dtypes import to_numpy_dtype
+from ..frontend.dtypes import get_default_dtype, to_numpy_dtype
 from ..frontend.framework import framework_mode, set_mode
 from .autograd import grad, is_grad_enabled, no_grad, set_grad_enabled
 from .tensor import EagerParamBase, Tensor, new_tensor
@@ -33,15 +33,16 @@ def guard(place=None):
 
 
 def _default_dtype(data) -> np.dtype | None:
-    """Paddle's dtype for Python data: floats float32, ints int64, complex complex64; numpy
+    """Paddle's dtype for Python data: floats the default dtype (paddle.get_default_dtype),
+    complex numbers complex64 (complex128 when the default is float64), ints int64; numpy
     data keeps its own."""
     if isinstance(data, np.ndarray) or isinstance(data, np.generic):
         return None
     a = np.asarray(data)
     if a.dtype.kind == "f":
-        return np.dtype("float32")
+        return to_numpy_dtype(get_default_dtype())
     if a.dtype.kind == "c":
-        return np.dtype("complex64")
+        return np.dtype("complex128" if get_default_dtype() == "float64" else "complex64")
     if a.dtype.kind in "iu":
         return np.dtype("int64")
     return None

@@ -401,14 +401,14 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
 
 def backward(targets, grad_tensors, retain_graph: bool = False) -> None:
     """Tensor.backward / paddle.autograd.backward: accumulate into the leaves' .grad."""
-    from .tensor import accumulate, new_tensor
+    from .tensor import add_grad
     tape, wanted, grads = _run(targets, grad_tensors, None, retain_graph)
     for c in wanted:
         g = grads.get(c)
         if g is None:
             continue
         for t in tape.leaves[c]:
-            t._grad = new_tensor(accumulate(t._grad, g))
+            add_grad(t, g)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -138,7 +138,8 @@ class ConcreteProgram:
         elif for_run:  # a run writes them in place; the fetch gives their final value
             ops_write = {n for op in block.ops for n in op.desc.output_arg_names}
             self.written = [(t, n) for t, n in self.captured if n in ops_write]
-        out_names = _leaves_of_names(self.outputs)
+        # plain strs: Executor.run takes a str subclass for a fetch list to prune by
+        out_names = [str(n) for n in _leaves_of_names(self.outputs)]
         self._fetch = list(dict.fromkeys(out_names + [n for _, n in self.written]))
         # what a recording call keeps: every value, or with sub-blocks (its backward runs
         # the program again: autograd._rerun) the outputs of its random ops only

@@ -4,6 +4,8 @@ the op read). Operators and methods (x + y, x.reshape, x[...]) are the Variable 
 append ops to the eager block; this class adds what only a value can answer."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..frontend import unique_name
@@ -21,6 +23,7 @@ class Tensor(Variable):
     _value = None
     _node = None  # the tape node that made the value (None: a leaf)
     _grad = None
+    _grad_of = None  # id of the tensor whose grad this is, when backward / clear_grad made it
 
     def __init__(self, block, name, shape=None, dtype=None, stop_gradient=True, **kwargs) -> None:
         super().__init__(block, name, shape=shape, dtype=dtype, stop_gradient=stop_gradient,
@@ -138,6 +141,11 @@ class Tensor(Variable):
     def grad(self, value) -> None:
         self._grad = None if value is None else as_tensor(value, self.dtype)
 
+    def gradient(self):
+        """The gradient as a numpy array, or None before any backward reached it (Paddle's
+        Tensor.gradient)."""
+        return None if self._grad is None else np.array(self._grad.value())
+
     def backward(self, grad_tensor=None, retain_graph: bool = False) -> None:
         """Accumulate d(self)/d(leaf) into every leaf's .grad that needs one."""
         from .autograd import backward
@@ -146,9 +154,12 @@ class Tensor(Variable):
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Zero the gradient (set_to_zero=False: drop it), as Paddle's clear_grad."""
         if self._grad is not None and set_to_zero:
-            g = self._grad.value()
-            self._grad = new_tensor(np.zeros((), g.dtype))
-            self._grad._value = np.broadcast_to(self._grad._value, g.shape)  # no memory
+            g = self._grad
+            zero = _cleared(g.value().dtype, g.value().shape)
+            if g._grad_of == id(self):
+                g._value = zero  # zeroed in place, as Paddle's (a held grad reads zero)
+            else:  # a grad the user set is never changed
+                self._grad = _new_grad(self, zero)
         else:
             self._grad = None
 
@@ -198,6 +209,34 @@ def new_tensor(array: np.ndarray, stop_gradient: bool = True, name: str | None =
                          stop_gradient=stop_gradient))
     t._value = np.ascontiguousarray(array)
     return t
+
+
+def add_grad(t: Tensor, g: np.ndarray) -> None:
+    """A backward's gradient g into t.grad, as Paddle's: a grad holding a value accumulates in
+    place (a `t.grad` the caller held sees the sum); a cleared or absent one gives way to a
+    new grad tensor holding g (a held cleared grad stays zero)."""
+    prev = t._grad
+    value = accumulate(prev, g)
+    if prev is not None and prev._grad_of == id(t) and value is not g:
+        prev._value = value
+    else:
+        t._grad = _new_grad(t, value)
+
+
+def _new_grad(t: Tensor, value: np.ndarray) -> Tensor:
+    """A grad tensor of t's holding `value` (a cleared grad's zero, all strides 0, stays a
+    broadcast)."""
+    g = new_tensor(np.zeros((), value.dtype))
+    g._value = value if not any(value.strides) else np.ascontiguousarray(value)
+    g._grad_of = id(t)
+    return g
+
+
+@functools.lru_cache(maxsize=1024)
+def _cleared(dtype: np.dtype, shape: tuple) -> np.ndarray:
+    """A cleared grad's value: zero broadcast to `shape`, holding no memory (read-only, so
+    one array serves every grad of that shape)."""
+    return np.broadcast_to(np.zeros((), dtype), shape)
 
 
 def accumulate(grad: "Tensor | None", g: np.ndarray) -> np.ndarray:

@@ -21,6 +21,19 @@ from .tensor import EagerParamBase, Tensor, new_tensor
 _order = itertools.count()
 
 
+def _without_empty_inputs(op_type: str, inputs):
+    """inputs less the slots of the op's OpDef.empty_inputs whose tensors hold nothing: the op
+    runs as with the slot unbound, as in static programs (passes/empty_inputs.py)."""
+    slots = get_op_def(op_type).empty_inputs
+    if not slots or not inputs:
+        return inputs
+
+    def empty(v):
+        return any(isinstance(t, Tensor) and t._value is None
+                   for t in (v if isinstance(v, (list, tuple)) else (v,)))
+    return {k: v for k, v in inputs.items() if not (k in slots and empty(v))}
+
+
 class Node:
     """One recorded op: its desc (a to_static call's node: a list of them), the arrays it
     read and wrote (by var name), for each input the tensor and the node that made that array
@@ -88,6 +101,7 @@ class EagerBlock(Block):
         """Run the op now. A call whose signature ran before skips the op's checks and shape
         inference (runner.signature); any other is checked and inferred as in a static
         block, and its entry kept under its signature."""
+        inputs = _without_empty_inputs(type, inputs)
         called = signature(type, inputs, outputs, attrs, Tensor)
         entry = PROGRAMS.find(called[0]) if called is not None else None
         if entry is not None:

@@ -113,3 +113,34 @@ def dtype_name(dtype) -> str:
 def is_float(dtype) -> bool:
     """Whether gradients can flow through values of this dtype."""
     return convert_dtype(dtype) in (VarType.FP16, VarType.FP32, VarType.FP64, VarType.BF16)
+
+
+# paddle.set_default_dtype: the float dtype of creation ops and parameters given no dtype
+DEFAULT_DTYPE_CHOICES = ("float16", "float32", "float64", "bfloat16")
+_default = {"dtype": "float32"}
+
+
+def set_default_dtype(d) -> None:
+    """paddle.set_default_dtype: d is a name, a numpy float type or a Paddle dtype constant
+    of float16 / float32 / float64 / bfloat16; anything else is a TypeError, as in Paddle."""
+    if isinstance(d, type):
+        if d not in (np.float16, np.float32, np.float64):
+            raise TypeError(f"set_default_dtype only supports [float16, float32, float64] , but "
+                            f"received {d.__name__}")
+        d = d.__name__
+    elif isinstance(d, VarType):
+        d = dtype_name(d) if d in _NUMPY or d == VarType.BF16 else d.name
+    if not any(d == choice for choice in DEFAULT_DTYPE_CHOICES):  # a str or an np.dtype
+        raise TypeError(f"set_default_dtype only supports [{', '.join(DEFAULT_DTYPE_CHOICES)}] "
+                        f", but received {d}")
+    _default["dtype"] = str(d)
+
+
+def get_default_dtype() -> str:
+    """paddle.get_default_dtype: 'float32' unless set_default_dtype chose another."""
+    return _default["dtype"]
+
+
+def default_float(dtype):
+    """dtype, or the default dtype when it is None."""
+    return _default["dtype"] if dtype is None else dtype

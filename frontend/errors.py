@@ -62,6 +62,16 @@ class ShapeError(OpError):
     """Shapes that no op can accept, with the op and the shapes named."""
 
 
+class LoDFetchError(FluidcError, RuntimeError):
+    """A fetched tensor holds a LoD, which an ndarray cannot carry (return_numpy=True); Paddle's
+    as_numpy words it so."""
+
+    def __init__(self) -> None:
+        super().__init__("Some of your fetched tensors hold LoD information. They can not be "
+                         "completely cast to Python ndarray. Please set the parameter "
+                         "'return_numpy' as 'False' to return DenseTensor itself directly.")
+
+
 class UninitializedVarError(FluidcError, RuntimeError):
     """A persistable var was read before anything (the startup program, a load) set it."""
 

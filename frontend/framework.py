@@ -14,7 +14,7 @@ from .callsite import user_callsite
 from .errors import FluidcError, OpError, name_op
 from .ops import OpDesc, VarInfo, get_op_def, grad_name
 from .ops.control_flow import BLOCK_ATTRS
-from .ops.registry import EMPTY_VAR
+from .ops.registry import EMPTY_VAR, GRAD_SUFFIX
 
 _program_serial = itertools.count()
 
@@ -178,7 +178,8 @@ class Parameter(Variable):
 
     def __init__(self, block: "Block", name: str, shape, dtype, trainable: bool = True,
                  optimize_attr: dict | None = None, regularizer=None, initializer=None,
-                 need_clip: bool = True, **kwargs: Any) -> None:
+                 need_clip: bool = True, do_model_average=None, is_distributed: bool = False,
+                 **kwargs: Any) -> None:
         kwargs.setdefault("persistable", True)
         super().__init__(block, name, shape, dtype, **kwargs)
         self.trainable = trainable
@@ -187,6 +188,8 @@ class Parameter(Variable):
         self.regularizer = regularizer
         self.initializer = initializer
         self.need_clip = need_clip  # False: gradient clipping leaves this one's gradient alone
+        # Paddle's ParamAttr flags, kept as attributes: nothing in fluidc reads them
+        self.do_model_average, self.is_distributed = do_model_average, is_distributed
 
 
 class Operator:
@@ -327,10 +330,15 @@ class Block:
         return v
 
     def create_parameter(self, name: str, shape, dtype, **kwargs: Any) -> Parameter:
-        """A new Parameter in this block."""
+        """A new Parameter in this block; with an initializer, its op is appended here too
+        unless an op of the global block writes the parameter already (Paddle's rule)."""
         p = Parameter(self, name, shape, dtype, **kwargs)
         self.vars[name] = p
         self.program._bump()
+        init = kwargs.get("initializer")
+        if init is not None and not any(name in op.desc.output_arg_names
+                                        for op in self.program.global_block().ops):
+            init(p, self)
         return p
 
     def all_parameters(self) -> list[Parameter]:
@@ -341,7 +349,7 @@ class Block:
         ins = {k: _to_names([static_input(self, x) for x in v] if isinstance(v, (list, tuple))
                            else static_input(self, v)) for k, v in (inputs or {}).items()}
         outs = {k: _to_names(v) for k, v in (outputs or {}).items()}
-        ins = {k: v for k, v in ins.items() if v}
+        ins = {k: v for k, v in ins.items() if v and not self._absent_grad(opdef, k, v)}
         outs = {k: v for k, v in outs.items() if v}
         opdef.check_slots(ins, outs)
         desc = OpDesc(type, ins, outs, opdef.as_stored(opdef.complete_attrs(attrs or {})))
@@ -352,6 +360,16 @@ class Block:
                 raise OpError(f"op '{type}' reads var '{name}', which block {self.idx} lacks")
         self._infer(desc)
         return Operator(self, desc)
+
+    def _absent_grad(self, opdef, slot: str, names: list[str]) -> bool:
+        """Whether input `slot` of a grad op is an output gradient (Out@GRAD) the op may go
+        without and that names no var of this block (one made in another Program): Paddle
+        appends such an op and, finding no value at run time, takes the gradient as zeros; the
+        op here is appended without the slot, which its definition reads as zeros. Any other
+        input naming a var the block lacks is refused."""
+        return slot.endswith(GRAD_SUFFIX) and \
+            any(s.name == slot and s.dispensable for s in opdef.inputs) and \
+            all(self._find_var_recursive(n) is None for n in names)
 
     def _infer(self, desc: OpDesc) -> None:
         """Give the op's output vars the shapes and dtypes its definition infers."""
@@ -523,7 +541,7 @@ class Program:
 def _is_training_op(op: Operator) -> bool:
     role = op.desc.attrs.get("op_role", 0)
     # Paddle's OpRole: Backward = 1, Optimize = 2, Loss = 256 (or-ed with Forward = 0).
-    return bool(int(role) & 0x3) or op.type.endswith("_grad")
+    return bool(int(role) & 0x3)
 
 
 def _drop_unreached_blocks(program: Program) -> None:

@@ -44,15 +44,20 @@ class Constant(Initializer):
 
 
 class Uniform(Initializer):
-    """Draws from U(low, high)."""
+    """Draws from U(low, high); diag_num > 0 then writes diag_val at diag_num flat positions
+    diag_step + 1 apart from 0 (with diag_step the row length: a diagonal)."""
 
-    def __init__(self, low: float = -1.0, high: float = 1.0, seed: int = 0) -> None:
+    def __init__(self, low: float = -1.0, high: float = 1.0, seed: int = 0, diag_num: int = 0,
+                 diag_step: int = 0, diag_val: float = 1.0) -> None:
         self.low, self.high, self.seed = low, high, seed
+        self.diag_num, self.diag_step, self.diag_val = diag_num, diag_step, diag_val
 
     def __call__(self, var, block):
         block.append_op("uniform_random", outputs={"Out": [var]},
                         attrs={"shape": list(var.shape), "dtype": int(var.dtype), "min": self.low,
-                               "max": self.high, "seed": self._seed(block, self.seed)})
+                               "max": self.high, "seed": self._seed(block, self.seed),
+                               "diag_num": self.diag_num, "diag_step": self.diag_step,
+                               "diag_val": self.diag_val})
 
 
 class Normal(Initializer):

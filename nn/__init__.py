@@ -15,6 +15,7 @@ from ..frontend.layers.api2.transformer import (MultiHeadAttention,  # noqa: F40
                                                 TransformerEncoderLayer)
 from . import functional, initializer, loss  # noqa: F401
 from . import clip  # noqa: F401
+from . import utils  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 
 

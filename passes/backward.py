@@ -283,7 +283,10 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
                 _grad_var(dest, grad_to_var[parts.get(n, n)], n)
             if gop.type in _GRAD_BLOCKS:
                 gop.attrs["sub_block"] = _GRAD_BLOCKS[gop.type](dest, gop, no_grad)
-            dest.append_op(gop.type, gop.inputs, gop.outputs, gop.attrs)
+            # a grad op's attrs are its forward op's: its role is the guard's (Backward), as
+            # Paddle's backward sets it
+            dest.append_op(gop.type, gop.inputs, gop.outputs,
+                           {k: v for k, v in gop.attrs.items() if k != "op_role"})
             for cb in callbacks or ():
                 if not callable(cb):
                     raise ValueError("'callback' must be a callable object.")

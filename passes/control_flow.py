@@ -49,6 +49,32 @@ def attach_blocks(ops: list[OpDesc], program: Program) -> list[OpDesc]:
     return out
 
 
+# The input slot through which a control-flow op whose block may not run (a branch not
+# taken, a loop run no times) reads the vars it writes.
+KEPT_SLOTS = {"conditional_block": "Input", "while": "X"}
+
+
+def read_kept_outputs(ops: list[OpDesc], defined: set[str]) -> list[OpDesc]:
+    """A conditional_block whose branch is not taken, or a while loop run no times, leaves the
+    vars its block writes as they were (Paddle's scope keeps them). Each output of such an op
+    that holds a value before it (in `defined`, or written by an earlier op) is made an input of
+    the op too, so its value before the op reaches the op's output (another version of the var
+    once writes are versioned) when the block does not write it."""
+    held, out = set(defined), []
+    for op in ops:
+        slot = KEPT_SLOTS.get(op.type)
+        if slot is not None:
+            reads = set(op.input_arg_names)
+            kept = [n for n in dict.fromkeys(op.output_arg_names)
+                    if n in held and n not in reads and n != EMPTY_VAR]
+            if kept:
+                op = op.copy()
+                op.inputs[slot] = list(op.inputs.get(slot, [])) + kept
+        held.update(op.output_arg_names)
+        out.append(op)
+    return out
+
+
 def sub_block(op: OpDesc) -> Block:
     """The block a lowered control-flow op runs."""
     return op.attrs[BLOCK_ATTR].block
@@ -77,6 +103,16 @@ def outer_reads(block: Block) -> list[str]:
     local = {n for b in blocks for n in b.vars}
     reads = [n for b in blocks for op in b.ops for n in op.input_arg_names]
     return [n for n in dict.fromkeys(reads) if n not in local and n != EMPTY_VAR]
+
+
+def outer_kept(block: Block) -> list[str]:
+    """Vars from outside the block that a control-flow op in it (or in its nested blocks)
+    writes and may leave as they were (read_kept_outputs)."""
+    blocks = _nested(block)
+    local = {n for b in blocks for n in b.vars}
+    writes = [n for b in blocks for op in b.ops if op.type in KEPT_SLOTS
+              for n in op.output_arg_names]
+    return [n for n in dict.fromkeys(writes) if n not in local and n != EMPTY_VAR]
 
 
 def block_program(block: Block, prefix: list[Block] = (),

@@ -20,15 +20,17 @@ keep_pool_indices (training): a max pool whose grad is in the plan keeps its arg
 for it (pool2d_argmax / pool2d_argmax_grad), so the grad does not pool X again.
 
 generated_pool: which pools the C backend generates (PoolKernel, codegen/c_pool.py) rather
-than calling torch's; generated_conv: which conv2d_fused (ConvKernel, codegen/c_conv.py).
+than calling torch's; generated_convs: which conv2d_fused (ConvKernel, codegen/c_conv.py),
+with which max pools taken in.
 """
 from __future__ import annotations
 
 import math
 
-from ..frontend.dtypes import VarType
+from ..frontend.dtypes import VarType, to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
-from ..frontend.ops.conv import native_max_pool
+from ..frontend.ops.conv import (conv_geometry, native_max_pool, pool_geometry,
+                                   window_spans)
 from ..frontend.ops.registry import EMPTY_VAR
 from .fuse import CONVS as CONVS_FUSED, POOLS
 
@@ -175,22 +177,73 @@ def generated_pool(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
 
 
 # -- generated convolutions ---------------------------------------------------------------------
-# Input cells per output at most this (C * KH * KW): below it oneDNN's convolution is far from
-# the machine's peak (few multiply-adds per loaded value) and a direct kernel, which also reads
-# an NCHW Input through the transpose before it, was measured faster (docs/architecture.md).
-SMALL_CONV_CELLS = 32
-SMALL_CONV_OUT = 256  # output channels at most (the kernel's packed W sits on the stack)
+# A direct kernel beats the library call (oneDNN through torch, with its zeroed output and
+# per-call weight reorder) or ties with it on every shape measured (docs/architecture.md), while
+# its packed W, a thread's padded input rows and its output row stay small (bytes; all sit on
+# stacks).
+SMALL_CONV_OUT = 256  # output channels at most
+PACKED_W_BYTES = 256 << 10
+ROW_BYTES = 64 << 10
 
 
-def generated_conv(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
-    """Whether the C backend computes this conv2d_fused as generated code (a ConvKernel): one
-    group, float32 or float64, at most SMALL_CONV_CELLS input cells per output and
-    SMALL_CONV_OUT output channels."""
+def _conv_fits(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
+    """One group, float32 or float64 Input and Filter, at most SMALL_CONV_OUT output channels,
+    W packed in at most PACKED_W_BYTES (channels rounded up to 16), the padded input rows of
+    one output row and that row in at most ROW_BYTES each."""
     if op.type not in CONVS_FUSED or int(op.attrs.get("groups") or 1) != 1:
         return False
-    w = infos[op.input("Filter")[0]]
-    return infos[op.input("Input")[0]].dtype in FLOATS and w.dtype in FLOATS \
-        and math.prod(w.shape[1:]) <= SMALL_CONV_CELLS and w.shape[0] <= SMALL_CONV_OUT
+    x, w = infos[op.input("Input")[0]], infos[op.input("Filter")[0]]
+    if x.dtype not in FLOATS or w.dtype not in FLOATS or w.shape[0] > SMALL_CONV_OUT:
+        return False
+    fmt, _, (_, sw), (_, dw) = conv_geometry(op.type, x.shape, w.shape, op.attrs)
+    ow = infos[op.output("Output")[0]].shape[3 if fmt == "NCHW" else 2]
+    o, c, kh, kw = w.shape
+    padded = (max(ow - 1, 0) * sw + (kw - 1) * dw + 1) * c * kh
+    itemsize = to_numpy_dtype(x.dtype).itemsize
+    lanes = -(-o // 16) * 16
+    return lanes * c * kh * kw * itemsize <= PACKED_W_BYTES \
+        and max(padded, ow * lanes) * itemsize <= ROW_BYTES
+
+
+def pool_window(op: OpDesc, infos: dict[str, VarInfo]) -> tuple[int, int] | None:
+    """(kh, kw) when `op` is a max pool2d whose windows tile its input from the top left
+    corner, kh x kw each at strides of their size (no padding, no partial window), which a
+    generated conv takes as it makes its rows; else None."""
+    if op.type != "pool2d" or op.attrs.get("pooling_type") != "max":
+        return None
+    a = op.attrs
+    xshape = infos[op.input("X")[0]].shape
+    fmt, k, s, pads, out = pool_geometry(op.type, xshape, a)
+    hw = xshape[2:] if fmt == "NCHW" else xshape[1:3]
+    spans = window_spans(a, hw, k, s, pads, out)
+    size = [d[0][1] - d[0][0] if d else 0 for d in spans]
+    if min(size) < 1 or any(span[:2] != (i * z, i * z + z) for d, z in zip(spans, size)
+                            for i, span in enumerate(d)):
+        return None
+    return size[0], size[1]
+
+
+def generated_convs(ops: list[OpDesc], infos: dict[str, VarInfo],
+                    keep: set[str]) -> tuple[set[str], set[str]]:
+    """(the outputs of the conv2d_fused ops the C backend computes as generated code, a
+    ConvKernel: those that fit, `_conv_fits`; the outputs of the max pools taken in those
+    kernels: a generated pool whose windows tile the conv's result (`pool_window`), in its
+    layout, when it alone reads that result)."""
+    readers = _readers(ops)
+    pools = {op.input("X")[0]: op for op in ops
+             if generated_pool(op, infos) and pool_window(op, infos) is not None}
+    convs: set[str] = set()
+    conv_pools: set[str] = set()
+    for op in ops:
+        if not _conv_fits(op, infos):
+            continue
+        y = op.output("Output")[0]
+        convs.add(y)
+        pool = pools.get(y)
+        if pool is not None and readers.get(y) == 1 and y not in keep \
+                and _channel_axis(pool) == _channel_axis(op):
+            conv_pools.add(pool.output("Out")[0])
+    return convs, conv_pools
 
 
 # -- max pool indices kept for the grad ----------------------------------------------------------

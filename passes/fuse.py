@@ -121,22 +121,42 @@ CONVS = ("conv2d_fused",)  # the ops a ConvKernel computes
 @dataclass
 class ConvKernel(Fused):
     """A conv2d_fused computed by generated code (a direct convolution with its bias and
-    activation), `ops[-1]`, optionally after the transpose2 that made its Input, `ops[0]`,
-    folded into its loads (it reads the transpose's X with permuted strides: the start of a
-    channels-last chain). The transposed Input is then never stored."""
+    activation), optionally after the transpose2 that made its Input, folded into its loads (it
+    reads the transpose's X with permuted strides: the start of a channels-last chain), and
+    optionally followed by the max pool2d of its result, taken as its rows are made, and that
+    pool's transpose2, folded into the store (the end of a chain). Folded inputs and results
+    are never stored."""
+
+    def _at(self, i: int, type_: str) -> OpDesc | None:
+        return self.ops[i] if self.ops[i].type == type_ else None
 
     @property
     def conv(self) -> OpDesc:
-        return self.ops[-1]
+        return next(op for op in self.ops if op.type in CONVS)
 
     @property
     def transpose(self) -> OpDesc | None:
-        return self.ops[0] if len(self.ops) > 1 else None
+        """The transpose2 making the conv's Input."""
+        return self._at(0, "transpose2")
+
+    @property
+    def pool(self) -> OpDesc | None:
+        return next((op for op in self.ops if op.type == "pool2d"), None)
+
+    @property
+    def out_transpose(self) -> OpDesc | None:
+        """The transpose2 of the pool's result."""
+        return self._at(-1, "transpose2")
 
     @property
     def source(self) -> str:
         """The var the kernel reads as its Input."""
         return self.ops[0].input("X" if self.transpose is not None else "Input")[0]
+
+    @property
+    def stored(self) -> str:
+        """The var the kernel writes."""
+        return self.outputs[0]
 
 
 @dataclass
@@ -433,12 +453,14 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
                 fuse: bool = True, reduce_prologue: bool = True,
                 row_fusion: bool = True, storage: dict[str, str] | None = None,
                 products: set[str] = frozenset(), pools: set[str] = frozenset(),
-                convs: set[str] = frozenset()) -> list[Step]:
+                convs: set[str] = frozenset(), conv_pools: set[str] = frozenset()) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names.
     The pool2d ops writing a var in `pools` are generated (PoolKernel), each with the
     transpose2 right after it folded in when that alone reads its result; the conv2d_fused ops
     writing a var in `convs` likewise (ConvKernel), with the transpose2 right before it folded
-    in when the conv alone reads its result."""
+    in when the conv alone reads its result, and the pool2d writing a var in `conv_pools` (with
+    its transpose) folded into the ConvKernel right before it when it alone reads the conv's
+    result."""
     values = [value_inputs(op, infos) for op in ops]  # shape-only inputs left out
     groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values,
                        pools)
@@ -465,6 +487,13 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             if fold:
                 folded.add(id(nxt))
             ops_ = [g, nxt] if fold else [g]
+            conv = steps[-1] if steps and isinstance(steps[-1], ConvKernel) else None
+            x = g.input("X")[0]
+            if y in conv_pools and conv is not None and conv.pool is None \
+                    and conv.outputs == [x] and x not in live_out and x not in later:
+                steps[-1] = ConvKernel(conv.ops + ops_, tuple(infos[x].shape), conv.inputs,
+                                       [pool_result(ops_[-1])], split=conv.split)
+                continue
             steps.append(PoolKernel(ops_, tuple(infos[y].shape), pool_reads(g),
                                     [pool_result(ops_[-1])] + g.outputs.get("Indices", []),
                                     split="a generated pool"))

@@ -70,6 +70,10 @@ class Optimizer:
             raise TypeError("`parameters` argument should not get dict type, if parameter groups "
                             "is needed, please set `parameters` as list of dict")
         self._parameter_list = list(params) if params is not None else None
+        if any(isinstance(p, dict) for p in self._parameter_list or ()):
+            raise FluidcError("parameter groups (dicts of 'params' and their own options in "
+                              "`parameters`) are not supported by fluidc's optimizers; pass "
+                              "the parameters as one list")
         self._learning_rate = learning_rate
         self.regularization = as_regularizer(
             weight_decay if weight_decay is not None else regularization)

@@ -15,11 +15,12 @@ from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, pool_result, run_concurrently
 from .constant_fold import fold_constants
-from .control_flow import attach_blocks, has_sub_blocks
-from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_conv, generated_pool,
+from .control_flow import attach_blocks, has_sub_blocks, read_kept_outputs
+from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_convs, generated_pool,
                           keep_pool_indices)
 from .cross_entropy import expand_cross_entropy
 from .dropout import split_dropout
+from .empty_inputs import drop_empty_inputs
 from .epilogue import fuse_matmul_bias
 from .matmul import generated_product, split_mul_grads
 from .index_checks import index_checks, insert_index_checks
@@ -177,9 +178,10 @@ def _lower_head(program: Program, feed_infos: dict[str, VarInfo], fetches: list[
     checks."""
     block = program.global_block()
     ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
-    if has_sub_blocks(program):
-        ops = attach_blocks(ops, program)
     persistable = {n for n, v in block.vars.items() if v.persistable}
+    if has_sub_blocks(program):
+        ops = read_kept_outputs(attach_blocks(ops, program), set(feed_infos) | set(state_infos))
+    ops = drop_empty_inputs(ops, set(feed_infos) | set(state_infos))
     ops = run_pass("prune", prune_ops, ops, feed_infos, fetches, keep=persistable, run=True)
     folded = run_pass("fold_shape_inputs", fold_shape_inputs, ops, shape_values or {},
                       {**state_infos, **feed_infos})
@@ -249,8 +251,8 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
                            leave=products)
     pools = {pool_result(op) for op in lowered if generated_pool(op, infos)} \
         if strategy.fuse_all and target == "c" else set()  # pools the C backend generates
-    convs = {op.output("Output")[0] for op in lowered if generated_conv(op, infos)} \
-        if strategy.fuse_all and target == "c" else set()  # and convolutions
+    convs, conv_pools = generated_convs(lowered, infos, live_out) \
+        if strategy.fuse_all and target == "c" else (set(), set())  # convolutions (with pools)
     lowered, storage = run_pass("views", alias_views, lowered,
                                 SchedulerGraph(lowered, {}, live_in, live_out), infos,
                                 set(feed_infos), live_out)
@@ -259,7 +261,8 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
                         fuse=strategy.fusion_enabled,
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
-                        storage=storage, products=products, pools=pools, convs=convs)
+                        storage=storage, products=products, pools=pools, convs=convs,
+                        conv_pools=conv_pools)
     graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
         storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 
 from ..frontend.errors import did_you_mean
+from ..frontend.framework import Program
 
 
 class ReduceStrategy(enum.IntEnum):
@@ -149,6 +150,9 @@ class CompiledProgram:
     """A program with the build strategy its runs compile under (fluid.CompiledProgram)."""
 
     def __init__(self, program_or_graph, build_strategy: BuildStrategy | None = None) -> None:
+        if not isinstance(program_or_graph, Program):  # fluidc has no Graph objects
+            raise TypeError(f"The type of program_to_graph parameter is wrong, expected Graph "
+                            f"or Program, but received {type(program_or_graph)}")
         self._program = program_or_graph
         self._build_strategy = build_strategy or BuildStrategy()
         self._data_parallel = None  # set by with_data_parallel: Executor.run hands runs to it

@@ -12,7 +12,7 @@ from ..frontend.ops import OpDesc, grad_name
 from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.control_flow import (block_program, forward_block, grad_block_outputs,
-                                   outer_reads, sub_block, unversioned)
+                                   outer_kept, outer_reads, sub_block, unversioned)
 from ..passes.while_grad import body_versions
 from .scope import Scope
 
@@ -41,13 +41,16 @@ class _BlockRun:
     scope, as any plan)."""
 
     def __init__(self, block: Block, prefix: list[Block], fetches: list[str], op: str,
-                 seeds: list[str] = (), persistables: bool = False) -> None:
+                 seeds: list[str] = (), persistables: bool = False,
+                 given: frozenset[str] = frozenset()) -> None:
         # vars the prefix blocks, or blocks nested in any of the run's blocks, declare are made
         # inside the run (a nested cond's outputs live in its branch blocks); `seeds` (vars of
-        # the block) are fed too, and persistables it reads as well if `persistables`.
+        # the block) are fed too, and persistables it reads as well if `persistables`; so are
+        # the `given` values of vars a nested control-flow op may leave as they were.
         made = {n for b in prefix for n in b.vars} | {
             n for b in _nested(prefix + [block]) for n in b.vars}
         reads = [n for b in prefix + [block] for n in outer_reads(b) if n not in made]
+        reads += [n for n in outer_kept(block) if n in given and n not in made]
         self.feeds = [n for n in dict.fromkeys(reads)
                       if persistables or not block._find_var_recursive(n).persistable]
         self.feeds += [n for n in seeds if n not in self.feeds]
@@ -85,12 +88,13 @@ class SubBlocks:
         """The run of op's block, fed its `seeds` too (a while_grad's fed everything it
         reads, persistables included: the values an iteration began with)."""
         block = sub_block(op)
-        key = (block.idx, with_forward, tuple(fetches), tuple(seeds))
+        given = frozenset(unversioned(n) for n in op.input_arg_names)
+        key = (block.idx, with_forward, tuple(fetches), tuple(seeds), given)
         run = self._runs.get(key)
         if run is None:
             prefix = [forward_block(op)] if with_forward else []
             run = self._runs[key] = _BlockRun(block, prefix, fetches, op.type, seeds,
-                                              persistables=op.type == "while_grad")
+                                              persistables=op.type == "while_grad", given=given)
         return run
 
     def step(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
@@ -128,12 +132,18 @@ class SubBlocks:
                                                     ins.get("Input", []))}
         run.check_inputs(set(values))
         targets = [t for n, t in zip(names, outs.get("Out", [])) if n in run.fetches]
+        # an untaken branch leaves the vars it writes as they were (read_kept_outputs)
+        kept = [(t, values[n]) for n, t in zip(names, outs.get("Out", []))
+                if n in values and t.data_ptr() != values[n].data_ptr()]
         taken, executor = self._condition(op, ins), self.executor
 
         def call() -> None:
             if taken():
                 for t, v in zip(targets, run(executor, values, scope)):
                     t.copy_(torch.from_numpy(v))
+            else:
+                for t, src in kept:
+                    t.copy_(src)
         return call
 
     def _conditional_block_grad(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):

@@ -311,7 +311,7 @@ class Executor:
         triton = isinstance(self.place, CUDAPlace)
         if uses_tensor_arrays(program):
             return _Serialized(ReferencePlan(program, list(arrays), fetches, lods))
-        batch = _batch(block, feed_infos)
+        batch = _batch(block, feed_infos, dict(lods or ()))
         # A plan of C kernels alone is kept on disk, found by a key from the program itself
         # (not where lowering must run to write the strategy's debug graphs).
         cacheable = not triton and program.num_blocks == 1 and find_compiler() is not None \
@@ -504,14 +504,20 @@ def _detach_all(finalizers: dict) -> None:
     finalizers.clear()
 
 
-def _batch(block, feed_infos: dict[str, VarInfo]) -> int | None:
+def _batch(block, feed_infos: dict[str, VarInfo], lods: dict) -> int | None:
     """The batch size of a run: the leading dim of the feeds whose vars declare it -1, when
-    they agree (None otherwise). Plans of different sizes may share a library
-    (codegen.dynamic_batch, which checks every size's source, so this only picks which
-    number is tried as the batch)."""
-    sizes = {info.shape[0] for n, info in feed_infos.items()
-             if info.shape and tuple(block.var(n).shape[:1]) == (-1,)}
-    return sizes.pop() if len(sizes) == 1 else None
+    they agree; where they do not, that of the feeds with a LoD when those agree (a batch of
+    sequences: the row count, which changes every batch, is tried as the batch, the sequence
+    count stays a number of the source); else None. Plans of different sizes may share a
+    library (codegen.dynamic_batch, which checks every size's source, so this only picks
+    which number is tried as the batch)."""
+    dynamic = {n: info.shape[0] for n, info in feed_infos.items()
+               if info.shape and tuple(block.var(n).shape[:1]) == (-1,)}
+    for names in (dynamic, [n for n in dynamic if lods.get(n)]):
+        sizes = {dynamic[n] for n in names}
+        if len(sizes) == 1:
+            return sizes.pop()
+    return None
 
 
 def _values_key(arrays: dict[str, np.ndarray], names: list[str]) -> tuple:

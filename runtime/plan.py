@@ -13,7 +13,7 @@ from fluidc.frontend.lazy_import import torch
 
 from ..codegen import CModule, generate_c
 from ..frontend.dtypes import to_numpy_dtype
-from ..frontend.errors import FluidcError, UninitializedVarError
+from ..frontend.errors import FluidcError, LoDFetchError, UninitializedVarError
 from ..frontend.ops import get_op_def
 from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.fuse import Extern
@@ -61,7 +61,8 @@ class Plan:
         self._plan_direct_io(lowered, state)
         # Arena: every other var outside the scope, at its storage's offset in one buffer
         # allocated once per instance and reused by every run of it.
-        direct = {n for n, _ in self.direct_feeds} | {n for n, _, _, _ in self.fresh_fetches}
+        direct = {n for n, _ in self.direct_feeds} | set(self.unread_feeds) | \
+            {lowered.fetches[i] for i, _, _, _ in self.fresh_fetches}
         self.arena_plan = arena_plan if arena_plan is not None else lowered.arena(exclude=direct)
         self.arena_names = sorted(n for n in names - direct if n in infos
                                   and lowered.storage(n) not in state)
@@ -77,6 +78,7 @@ class Plan:
         self.last_lock = None  # (scope, its run lock) of the last locked run (Executor.run)
         self._generators: dict[int, torch.Generator] = {}
         self.fetch_lods = [lowered.lods.get(n) for n in lowered.fetches]  # fixed per plan
+        self.lod_fetched = any(self.fetch_lods)  # return_numpy then raises, after the run
         # Instances not running now. Executor.run takes one per run (spawning another when
         # every instance is busy in another thread), so a run owns its arena, slot table and
         # bound scope; this plan object is the first instance.
@@ -93,6 +95,14 @@ class Plan:
         self.feed_views = [(n, self.arena[n].numpy() if self.on_cpu else self.arena[n])
                            for n in self.lowered.feeds if n in self.arena]
         self.spares = [[] for _ in self.fresh_fetches]
+        # a library call's tensor for each direct var it reads or writes, pointed at the
+        # run's array for the run (empty between runs, so no array stays referenced)
+        self.handles = {n: torch.empty(0, dtype=torch_dtype(self.lowered.infos[n].dtype))
+                        for n in self.library_io}
+        self.fed_handles = [(n, self.handles[n]) for n, _ in self.direct_feeds
+                            if n in self.handles]
+        self.fresh_handles = [self.handles.get(self.lowered.fetches[i])
+                              for i, _, _, _ in self.fresh_fetches]
         self.scope: Scope | None = None
         self.bound: list[tuple] = []
         self.calls: list = []
@@ -115,15 +125,22 @@ class Plan:
         self._free = []
 
     def _plan_direct_io(self, lowered: LoweredProgram, state: set[str]) -> None:
-        """Feeds only C kernels read are used in place, and fetches only C kernels write go to
-        arrays made per run and handed to the caller: no copy in, no copy out."""
-        self.direct_feeds: list[tuple[str, int]] = []
-        self.fresh_fetches: list[tuple[int, int, tuple, np.dtype]] = []
+        """Feeds are used in place, and fetches go to arrays made per run and handed to the
+        caller (no copy in, no copy out), when the var is alone in its storage (so no other
+        var is ever placed in that memory): C kernels reach such a var through its slot,
+        library calls through a tensor of the instance's (`handles`) that the run points at
+        the array. Feeds that no step reads (shape-only inputs) are not copied at all."""
+        self.direct_feeds: list[tuple[str, int | None]] = []
+        self.fresh_fetches: list[tuple[int, int | None, tuple, np.dtype]] = []
+        self.unread_feeds: list[str] = []
+        self.library_io: set[str] = set()
         if not (self.on_cpu and isinstance(self.module, CModule)):
             return
-        touched = {n for s in lowered.steps if isinstance(s, Extern)
-                   for n in s.op.input_arg_names + s.op.output_arg_names}
-        # Only a var alone in its storage may be given memory of the caller's.
+        library, touched = set(), set()
+        for s in lowered.steps:
+            if isinstance(s, Extern):
+                io = s.op.input_arg_names + s.op.output_arg_names
+                (touched if get_op_def(s.op.type).kind == "control" else library).update(io)
         graph = lowered.graph
         slots = self.module.slots
         touched |= state | {n for n in lowered.feeds + lowered.fetches
@@ -132,14 +149,18 @@ class Plan:
         fetches = lowered.fetches
         big = {n for n, i in lowered.infos.items()
                if math.prod(i.shape) * to_numpy_dtype(i.dtype).itemsize >= DIRECT_MIN_BYTES}
-        self.direct_feeds = [(n, slots[n]) for n in lowered.feeds if n in slots and n in big
-                             and n not in touched | written and n not in fetches]
+        alone = [n for n in lowered.feeds if n not in touched | written and n not in fetches]
+        self.unread_feeds = [n for n in alone if n not in slots and n not in library]
+        self.direct_feeds = [(n, slots.get(n)) for n in alone if n in big
+                             and n not in self.unread_feeds]
         for i, n in enumerate(fetches):
-            if n in slots and n in big and n in written and n not in touched \
-                    and fetches.count(n) == 1 and n not in lowered.feeds:
+            if (n in slots or n in library) and n in big and n in written and \
+                    n not in touched and fetches.count(n) == 1 and n not in lowered.feeds:
                 info = lowered.infos[n]
-                self.fresh_fetches.append((i, slots[n], tuple(info.shape),
+                self.fresh_fetches.append((i, slots.get(n), tuple(info.shape),
                                            np.dtype(to_numpy_dtype(info.dtype))))
+        self.library_io = library & ({n for n, _ in self.direct_feeds} |
+                                     {fetches[i] for i, _, _, _ in self.fresh_fetches})
 
     def _allocate(self, names: list[str]) -> dict[str, torch.Tensor]:
         """Each var a view of the arena at its storage's offset, with its own shape and dtype."""
@@ -159,6 +180,7 @@ class Plan:
         """Point the plan at the scope's tensors, creating those this plan initializes."""
         infos = self.lowered.infos
         tensors = dict(self.arena)
+        tensors.update(self.handles)
         bound = []
         for n in self.lowered.state:
             holder = scope.find_var(n)
@@ -241,33 +263,43 @@ class Plan:
                     self.bind(scope)
                     break
         if self.on_cpu:
-            held = []  # keeps contiguous copies of odd feeds alive through the run
+            held = {}  # contiguous copies of odd feeds, alive through the run
             if self.direct_feeds:
                 table = self.table
                 for name, slot in self.direct_feeds:
                     a = feed[name]
-                    if not a.flags.c_contiguous:
-                        a = np.ascontiguousarray(a)
-                        held.append(a)
-                    table[slot] = a.ctypes.data
+                    if not a.flags.c_contiguous or not a.flags.writeable and \
+                            name in self.handles:  # (torch takes writeable arrays only)
+                        a = held[name] = np.array(a, order="C")
+                    if slot is not None:
+                        table[slot] = a.ctypes.data
+                for name, t in self.fed_handles:
+                    t.set_(torch.from_numpy(held.get(name, feed[name])))
             for name, view in self.feed_views:
                 np.copyto(view, feed[name], casting="no")
+            fresh = []
             if self.fresh_fetches:
                 table = self.table
-                fresh = []
-                for (i, slot, shape, dtype), spares in zip(self.fresh_fetches, self.spares):
-                    a, table[slot] = _reuse_or_new(spares, shape, dtype)
+                for (_, slot, shape, dtype), spares, t in zip(self.fresh_fetches, self.spares,
+                                                              self.fresh_handles):
+                    a, address = _reuse_or_new(spares, shape, dtype)
+                    if slot is not None:
+                        table[slot] = address
+                    if t is not None:
+                        t.set_(torch.from_numpy(a))
                     fresh.append(a)
+            try:
                 for call in self.calls:
                     call()
-                out = [None if v is None else v.copy() for v in self.fetch_views]
-                for (i, _, _, _), a in zip(self.fresh_fetches, fresh):
-                    out[i] = a
-            else:
-                for call in self.calls:
-                    call()
-                out = [None if v is None else v.copy() for v in self.fetch_views]
+            finally:
+                for t in self.handles.values():
+                    t.set_()  # the run's arrays are the caller's again (spares reusable)
+            out = [None if v is None else v.copy() for v in self.fetch_views]
+            for (i, _, _, _), a in zip(self.fresh_fetches, fresh):
+                out[i] = a
             if return_numpy:
+                if self.lod_fetched:
+                    raise LoDFetchError()
                 return out
             return [LoDTensor(torch.from_numpy(a), lod) for a, lod in zip(out, self.fetch_lods)]
         for name, t in self.feed_views:  # device buffers
@@ -275,6 +307,8 @@ class Plan:
         for call in self.calls:
             call()
         if return_numpy:
+            if self.lod_fetched:
+                raise LoDFetchError()
             return [t.cpu().numpy() for t in self.fetchers]
         return [LoDTensor(t.cpu(), lod) for t, lod in zip(self.fetchers, self.fetch_lods)]
 

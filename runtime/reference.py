@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from fluidc.frontend.lazy_import import torch
 
-from ..frontend.errors import OpError, UninitializedVarError
+from ..frontend.errors import LoDFetchError, OpError, UninitializedVarError
 from ..frontend.dtypes import VarType
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
@@ -15,8 +15,9 @@ from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX, LOD_ATTR, grad_name
 from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
 from ..passes.control_flow import (attach_blocks, forward_block, grad_block_outputs,
-                                   has_sub_blocks, sub_block, unversioned)
+                                   has_sub_blocks, read_kept_outputs, sub_block, unversioned)
 from ..passes.lower import TempNamer, infer_op
+from ..passes.empty_inputs import unbind_empty_inputs
 from ..passes.prune import prune_ops
 from ..passes.while_grad import body_versions
 from .control_flow import step_order
@@ -317,7 +318,7 @@ class ReferencePlan:
         self.persistable = {n for n, v in block.vars.items() if v.persistable}
         ops = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
         if has_sub_blocks(program):
-            ops = attach_blocks(ops, program)
+            ops = read_kept_outputs(attach_blocks(ops, program), set(feeds) | self.persistable)
         self.ops = prune_ops(ops, feeds, fetches, keep=self.persistable, run=True)
         self.fetches = fetches
         self.rng = np.random.default_rng(program.random_seed or None)
@@ -327,11 +328,12 @@ class ReferencePlan:
     def run(self, feed: dict[str, np.ndarray], scope: Scope, return_numpy: bool = True) -> list:
         values: dict[str, np.ndarray] = {**{n: [] for n in self.arrays}, **feed, **self.lods}
         for op in self.ops:
+            op = unbind_empty_inputs(op, lambda n: n in values or _has_value(scope, n))
             for n in op.input_arg_names:
                 if n not in values:
-                    holder = scope.find_var(n)
-                    if holder is None or holder._tensor._t is None:
+                    if not _has_value(scope, n):
                         raise UninitializedVarError(f"var '{n}' read by op '{op.type}' has no value")
+                    holder = scope.find_var(n)
                     values[n] = holder._tensor.numpy().copy()
                     if holder._tensor._lod:
                         values[lod_key(n)] = tuple(map(tuple, holder._tensor._lod))
@@ -359,8 +361,15 @@ class ReferencePlan:
         return out  # an array: a list, as Paddle's
 
 
+def _has_value(scope: Scope, name: str) -> bool:
+    holder = scope.find_var(name)
+    return holder is not None and holder._tensor._t is not None
+
+
 def _fetched(arr, return_numpy: bool, lod=None):
     if return_numpy:
+        if lod:
+            raise LoDFetchError()
         return np.array(arr)
     return LoDTensor(torch.from_numpy(np.array(arr)), [list(level) for level in lod or ()])
 

@@ -18,7 +18,7 @@ from ..frontend.errors import OpError
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc
 from ..frontend.ops.control_flow import branch_taken
-from ..passes.control_flow import attach_blocks, ops_program, unversioned
+from ..passes.control_flow import attach_blocks, ops_program, read_kept_outputs, unversioned
 from ..passes.prune import needed_inputs, prune_ops
 from ..passes.strategy import BuildStrategy, CompiledProgram
 from .control_flow import SubBlocks
@@ -51,9 +51,9 @@ class StagedPlan:
                  executor, strategy: BuildStrategy | None = None) -> None:
         block = program.global_block()
         descs = [op.desc for op in block.ops if op.type not in ("feed", "fetch")]
-        attached = attach_blocks(descs, program)
-        original = {id(a): d for a, d in zip(attached, descs)}
         persistable = {n for n, v in block.vars.items() if v.persistable}
+        attached = read_kept_outputs(attach_blocks(descs, program), set(feeds) | persistable)
+        original = {id(a): d for a, d in zip(attached, descs)}
         ops = prune_ops(attached, feeds, fetches, keep=persistable, run=True)
         j = _split_index(ops, split)
         head, self.op, tail = ops[:j], ops[j], ops[j + 1:]
@@ -97,15 +97,16 @@ class StagedPlan:
 
     def _split_outputs(self, values: dict, scope) -> dict[str, np.ndarray]:
         """The split op's outputs: the taken branch's value (select_input), or the outputs of
-        the conditional_block its branch runs in, placeholders of no elements where it is not
-        taken (uninitialized in Paddle; only the select_input after it reads them)."""
+        the conditional_block its branch runs in; where it is not taken, the values the vars held
+        before, else placeholders of no elements (uninitialized in Paddle; only the
+        select_input after it reads them)."""
         op = self.op
         if op.type == "select_input":
             xs = op.input("X")
             return {op.output("Out")[0]: values[xs[branch_taken(np.asarray(values[
                 op.input("Mask")[0]]))]]}
         got = self.sub_blocks.branch_outputs(op, values, scope)
-        return {n: got[n] if n in got else np.zeros(
+        return {n: got[n] if n in got else values[n] if n in values else np.zeros(
             [max(d, 0) for d in v.shape], to_numpy_dtype(v.dtype))
             for n, v in self.placeholders.items()}
 

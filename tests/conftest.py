@@ -31,7 +31,7 @@ def pytest_make_collect_report(collector):
 def fresh_programs(request):
     """Each test gets empty default programs, a new global scope and fresh unique names, and
     starts in its module's mode: what its top-level code chose, else a fresh script's (no
-    enable_static / disable_static)."""
+    enable_static / disable_static), and with the default dtype float32."""
     module = request.node.getparent(pytest.Module)
     framework.set_mode(getattr(module, "fluidc_mode", None))
     main, startup = fluid.Program(), fluid.Program()
@@ -40,6 +40,7 @@ def fresh_programs(request):
     scope = fluid.Scope()
     with unique_name.guard(), fluid.scope_guard(scope):
         yield
+    fluid.set_default_dtype("float32")
     framework.switch_main_program(old_main)
     framework.switch_startup_program(old_startup)
 

@@ -84,7 +84,7 @@ def test_lod_feed_split_by_sequences_as_paddle_does():
         split_feed({"x": t}, 6)  # 5 sequences for 6 places, though 12 rows
 
 
-def _train_sequences(n_places: int, return_numpy: bool = True):
+def _train_sequences(n_places: int):
     """A sequence model (fc per row, sum-pooled per sequence, a mean loss over sequences)
     trained 3 steps on LoD batches of 4 sequences; its parameters and last pooled fetch."""
     main, startup = fluid.Program(), fluid.Program()
@@ -107,7 +107,7 @@ def _train_sequences(n_places: int, return_numpy: bool = True):
             xs = fluid.create_lod_tensor(r.rand(sum(lens), 4).astype("float32"), [lens],
                                          fluid.CPUPlace())
             out, = exe.run(program, feed={"x": xs, "y": r.rand(4, 1).astype("float32")},
-                           fetch_list=[h], return_numpy=return_numpy)
+                           fetch_list=[h], return_numpy=False)  # h holds the LoD
         params = {p.name: np.array(scope.find_var(p.name).get_tensor())
                   for p in main.all_parameters()}
     return params, out, lens
@@ -115,9 +115,9 @@ def _train_sequences(n_places: int, return_numpy: bool = True):
 
 def test_lod_feed_places_train_as_one_device_on_the_whole_batch():
     one, one_h, lens = _train_sequences(0)
-    params, h, _ = _train_sequences(2, return_numpy=False)
-    assert h.lod() == [[0, *np.cumsum(lens)]]  # the places' LoDs merged
-    np.testing.assert_allclose(np.array(h), one_h, rtol=1e-5, atol=1e-6)
+    params, h, _ = _train_sequences(2)
+    assert h.lod() == one_h.lod() == [[0, *np.cumsum(lens)]]  # the places' LoDs merged
+    np.testing.assert_allclose(np.array(h), np.array(one_h), rtol=1e-5, atol=1e-6)
     for name in one:
         np.testing.assert_allclose(params[name], one[name], rtol=2e-5, atol=1e-6)
 

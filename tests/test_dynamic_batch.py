@@ -280,3 +280,56 @@ def test_a_square_of_the_batch_is_served_right_and_templates_stay_bounded(librar
         got, = exe.run(main, feed={"x": v}, fetch_list=[out])
         np.testing.assert_allclose(got, np.maximum(v @ v.T, 0), rtol=1e-12, err_msg=str(b))
     assert len(set(libraries)) <= len(sizes) + dynamic_batch._MAX_TEMPLATES
+
+
+def _train_sequences(batches):
+    """SGD steps of an embedding + fc + sequence_pool classifier over LoD batches of word ids:
+    the losses and the final weights."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 5
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        words = fluid.layers.data(name="words", shape=[1], dtype="int64", lod_level=1)
+        label = fluid.layers.data(name="label", shape=[1], dtype="int64")
+        emb = fluid.layers.embedding(input=words, size=[50, 16])
+        hidden = fluid.layers.fc(input=emb, size=24, act="tanh")
+        pooled = fluid.layers.sequence_pool(input=hidden, pool_type="max")
+        predict = fluid.layers.fc(input=pooled, size=3, act="softmax")
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(input=predict, label=label))
+        fluid.optimizer.SGD(learning_rate=0.5).minimize(loss)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    losses = []
+    for lengths in batches:
+        rng = np.random.default_rng(sum(lengths))
+        ids = rng.integers(0, 50, (sum(lengths), 1)).astype("int64")
+        feed = {"words": fluid.create_lod_tensor(ids, [lengths], fluid.CPUPlace()),
+                "label": rng.integers(0, 3, (len(lengths), 1)).astype("int64")}
+        out, = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+        losses.append(float(np.asarray(out).reshape(-1)[0]))
+    weights = [np.array(scope.find_var(p.name).get_tensor())
+               for p in main.global_block().all_parameters()]
+    return losses, weights
+
+
+def test_batches_of_sequences_share_a_library_across_row_counts(libraries):
+    """Word-id batches with a LoD: the row count changes every batch while the sequence count
+    stays (the label's leading dim), so the rows are the batch tried; the last, shorter batch
+    of an epoch differs in the sequence count too and compiles its own."""
+    rng = np.random.default_rng(0)
+    batches = [list(rng.integers(1, 12, 8)) for _ in range(7)] + [[3, 9, 4]]
+    rows = {sum(lengths) for lengths in batches}
+    losses, weights = _train_sequences(batches)
+    shared, loads = len(set(libraries)), len(libraries)
+    # the first row count's own library, the template, the last batch's own
+    assert shared <= 4, shared
+    dynamic_batch._families.clear()
+    real = dynamic_batch.shared_source
+    try:
+        dynamic_batch.shared_source = lambda source, batch: None
+        own_losses, own_weights = _train_sequences(batches)
+    finally:
+        dynamic_batch.shared_source = real
+    assert len(set(libraries[loads:])) == len(rows) > shared  # one per row count alone
+    np.testing.assert_allclose(losses, own_losses, rtol=1e-6)
+    for w, own in zip(weights, own_weights, strict=True):
+        np.testing.assert_allclose(w, own, rtol=1e-5, atol=1e-7)

@@ -98,15 +98,16 @@ def test_dynamic_rnn_forward_and_gradients_match_numpy():
 def test_dynamic_rnn_program_saves_and_loads():
     main, exe, scope, loss, _, grads, _, values = _setup(1)
     fetch = [loss.name] + [g.name for g in grads]
-    want = exe.run(main, feed=_feed(values), fetch_list=fetch, scope=scope)
+    want = exe.run(main, feed=_feed(values), fetch_list=fetch, scope=scope, return_numpy=False)
     loaded = parse_program(serialize_program(main))
     assert {"lod_rank_table", "lod_tensor_to_array", "shrink_rnn_memory",
             "reorder_lod_tensor_by_rank", "array_to_lod_tensor", "while_grad"} <= {
         op.type for op in loaded.global_block().ops} | {
         op.type for b in loaded.blocks for op in b.ops}
-    got = exe.run(loaded, feed=_feed(values), fetch_list=fetch, scope=scope)
-    for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-12)
+    got = exe.run(loaded, feed=_feed(values), fetch_list=fetch, scope=scope, return_numpy=False)
+    for g, w in zip(got, want):  # tensors: x's grad holds x's LoD
+        assert g.lod() == w.lod()
+        np.testing.assert_allclose(np.array(g), np.array(w), rtol=1e-12)
 
 
 def test_dynamic_rnn_misuse_is_refused():

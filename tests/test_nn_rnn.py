@@ -9,10 +9,11 @@ import pytest
 import torch
 
 import fluidc as paddle
+from fluidc.frontend.errors import ShapeError
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
 from dygraph_cases import check_in_real_paddle  # noqa: E402
-from rnn_layer_cases import CASES, run  # noqa: E402
+from rnn_layer_cases import CASES, flat, run  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "paddle",
                        "rnn_layers.npz")
@@ -148,15 +149,16 @@ def test_names_and_rnn_wrappers():
                                            ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
     assert list(net.state_dict())[8] == "0.cell_fw.weight_ih"
     assert net.weight_ih_l0.shape == [16, 3] and net.bias_hh_l0_reverse.shape == [16]
-    # nn.RNN / BiRNN over the network's own cells give its numbers (no sequence_length)
+    # nn.RNN / BiRNN over the network's own cells give its numbers (no sequence_length;
+    # the network is one rnn op, the wrappers the cells' ops: float32 rounding apart)
     x = paddle.randn([2, 3, 3])
     y, (h, c) = net(x)
     by, (s_fw, s_bw) = paddle.nn.BiRNN(net[0].cell_fw, net[0].cell_bw)(x)
-    np.testing.assert_allclose(by.numpy(), y.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(s_bw[1].numpy(), c.numpy()[1], rtol=1e-6)
+    np.testing.assert_allclose(by.numpy(), y.numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s_bw[1].numpy(), c.numpy()[1], rtol=1e-5, atol=1e-7)
     ry, (rh, _) = paddle.nn.RNN(net[0].cell_bw, is_reverse=True)(x)
-    np.testing.assert_allclose(ry.numpy(), y.numpy()[..., 4:], rtol=1e-6)
-    np.testing.assert_allclose(rh.numpy(), h.numpy()[1], rtol=1e-6)
+    np.testing.assert_allclose(ry.numpy(), y.numpy()[..., 4:], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(rh.numpy(), h.numpy()[1], rtol=1e-5, atol=1e-7)
 
 
 def test_errors():
@@ -173,9 +175,12 @@ def test_errors():
         paddle.nn.LSTM(3, 4)(paddle.randn([2, 3, 3]), paddle.zeros([1, 2, 4]))
     paddle.enable_static()
     with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
-        x = paddle.static.data("x", [2, -1, 3], "float32")
-        with pytest.raises(ValueError, match="time dim of inputs"):
-            paddle.nn.GRU(3, 4)(x)
+        x = paddle.static.data("x", [2, -1, 3], "float32")  # an unknown time dim is fine
+        paddle.nn.GRU(3, 4)(x)
+        with pytest.raises(ShapeError, match=r"op 'rnn': PreState\[0\] must be \[1, 2, 4\]"):
+            paddle.nn.GRU(3, 4)(x, paddle.zeros([2, 2, 4]))
+        with pytest.raises(ShapeError, match="does not end in input_size 5"):
+            paddle.nn.GRU(5, 4)(x)
 
 
 def test_to_static_matches_eager():
@@ -241,3 +246,71 @@ def test_summary_prints_paddles_table(capsys):
     assert info == {"total_params": 14848, "trainable_params": 14848}
     with pytest.raises(ValueError, match="greater than zero, but got 0"):
         paddle.summary(net, (1, 0, 16))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rnn_wrappers_over_an_unknown_time_dim(seed):
+    """nn.RNN / BiRNN in a static program over data whose time dim is -1 (a While loop over
+    tensor arrays) against the same layer eagerly (unrolled): outputs, final states and the
+    gradients of x, the initial states and every parameter, with sequence lengths, reversed,
+    time-major or not."""
+    rng = np.random.default_rng(seed)
+    cell_cls = ["SimpleRNNCell", "GRUCell", "LSTMCell"][seed % 3]
+    bi, reverse, time_major = bool(rng.integers(2)), bool(rng.integers(2)), bool(seed % 2)
+    steps, batch = int(rng.integers(1, 6)), 3
+
+    def make():
+        cells = [getattr(paddle.nn, cell_cls)(3, 4) for _ in range(2 if bi else 1)]
+        return cells, (paddle.nn.BiRNN(*cells, time_major=time_major) if bi else
+                       paddle.nn.RNN(cells[0], is_reverse=reverse, time_major=time_major))
+
+    paddle.disable_static()
+    cells, layer = make()
+    x = rng.standard_normal([steps, batch, 3] if time_major else [batch, steps, 3])
+    lengths = rng.integers(0, steps + 1, batch).astype("int64")
+    n = 2 if cell_cls == "LSTMCell" else 1
+    h0 = [[rng.standard_normal([batch, 4]) for _ in range(n)] for _ in cells]
+
+    def as_states(values):
+        per = [v[0] if n == 1 else tuple(v) for v in values]
+        return per[0] if not bi else tuple(per)
+
+    xt = paddle.to_tensor(x.astype("float32"), stop_gradient=False)
+    ht = [[paddle.to_tensor(v.astype("float32"), stop_gradient=False) for v in c] for c in h0]
+    y, s = layer(xt, as_states(ht), sequence_length=paddle.to_tensor(lengths))
+    results = flat([y, s])
+    sum(((t * (k + 1)).mean() for k, t in enumerate(results))).backward()
+    want = [t.numpy() for t in results] + [xt.grad.numpy()] + \
+        [t.grad.numpy() for c in ht for t in c] + [p.grad.numpy() for p in layer.parameters()]
+
+    values = [p.numpy() for p in layer.parameters()]
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        cells, layer = make()
+        xd = paddle.static.data("x", [-1, batch, 3] if time_major else [batch, -1, 3],
+                                "float32")
+        hd = [[paddle.static.data(f"h{i}_{j}", [batch, 4], "float32") for j in range(n)]
+              for i in range(len(cells))]
+        for v in [xd] + [t for c in hd for t in c]:
+            v.stop_gradient = False
+        ld = paddle.static.data("L", [batch], "int64")
+        y, s = layer(xd, as_states(hd), sequence_length=ld)
+        results = flat([y, s])
+        loss = sum(((t * (k + 1)).mean() for k, t in enumerate(results[1:], 1)),
+                   results[0].mean())
+        grads = paddle.static.append_backward(loss)
+    assert "while" in [op.type for op in main.global_block().ops]
+    feed = {"x": x.astype("float32"), "L": lengths}
+    feed.update({f"h{i}_{j}": h0[i][j].astype("float32") for i in range(len(cells))
+                 for j in range(n)})
+    by_param = {p.name: g for p, g in grads}
+    fetch = results + ["x@GRAD"] + [f"h{i}_{j}@GRAD" for i in range(len(cells)) for j in range(n)] \
+        + [by_param[p.name] for p in layer.parameters()]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    for p, v in zip(layer.parameters(), values):
+        paddle.static.global_scope().find_var(p.name).get_tensor().set(v, paddle.CPUPlace())
+    got = exe.run(main, feed=feed, fetch_list=fetch)
+    for i, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg=str(fetch[i]))

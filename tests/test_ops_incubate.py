@@ -184,3 +184,12 @@ def test_shuffle_batch_seed_variable():
         fetch_list=[out, op.output("SeedOut")[0]])
     assert seed_out.tolist() == [16807]  # a 0 state seeds minstd as 1
     assert sorted(map(tuple, got.reshape(6, 2))) == sorted(map(tuple, x_val.reshape(6, 2)))
+
+
+def test_shuffle_batch_in_dygraph_seeds_from_its_empty_seed_var():
+    """An int seed binds a fresh Seed tensor holding nothing: the op runs as with Seed unbound
+    (startup_seed), in dygraph as in static programs."""
+    with fluid.dygraph.guard():
+        x_val = np.arange(12, dtype="float32").reshape(4, 3)
+        got = shuffle_batch(paddle.to_tensor(x_val), seed=5).numpy()
+    assert sorted(map(tuple, got)) == sorted(map(tuple, x_val))

@@ -123,14 +123,23 @@ def _conditional_block(pred: Variable, fn):
         out = fn()
         out = None if out is None else _pack(out, [_copy_to_parent(v, block)
                                                  for v in _flatten(out)])
+    append_conditional_block(block, [pred], is_scalar_condition=True)
+    return out
+
+
+def append_conditional_block(block, conds: list, is_scalar_condition: bool) -> None:
+    """The conditional_block op running `block` in its parent (Paddle's
+    ConditionalBlock.complete): its Input the outer vars the block reads, its Out the outer
+    vars it writes. A scalar condition runs the block when its one value holds; otherwise when
+    every Cond var has elements."""
     parent = block.program.block(block.parent_idx)
     reads, written = _block_vars(block)
     parent.append_op("conditional_block",
-                     {"Cond": [pred], "Input": sorted(n for n in reads if not block.has_var(n))},
+                     {"Cond": list(conds),
+                      "Input": sorted(n for n in reads if not block.has_var(n))},
                      {"Out": [n for n in written if parent._find_var_recursive(n) is not None],
                       "Scope": [_step_scopes(parent)]},
-                     {"sub_block": block.idx, "is_scalar_condition": True})
-    return out
+                     {"sub_block": block.idx, "is_scalar_condition": is_scalar_condition})
 
 
 def _check_pred(pred, what: str, api: str) -> None:

@@ -9,7 +9,8 @@ from ..errors import FluidcError, ShapeError
 from ..framework import Variable
 from ..initializer import Constant, Normal
 from ..param_attr import ParamAttr
-from .helper import ArgumentValueError, LayerHelper, append_unary, check_variable_and_dtype
+from .helper import (ArgumentTypeError, ArgumentValueError, LayerHelper, append_unary,
+                     check_variable_and_dtype)
 
 
 def _pair(v, what: str, layer: str) -> list[int]:
@@ -286,3 +287,14 @@ def clip(x, min: float, max: float, name=None) -> Variable:  # noqa: A002
     """x limited to [min, max]."""
     return _out(LayerHelper("clip", name=name), "clip", {"X": [x]},
                 {"min": float(min), "max": float(max)})
+
+
+def clip_by_norm(x, max_norm, name=None) -> Variable:
+    """x scaled down to L2 norm max_norm when its norm is larger (paddle.nn.clip.clip_by_norm;
+    float16 / float32 and a float max_norm, as Paddle checks)."""
+    check_variable_and_dtype(x, "X", ("float16", "float32", "bfloat16"), "clip_by_norm")
+    if not isinstance(max_norm, float):
+        raise ArgumentTypeError(f"The type of 'max_norm' in clip_by_norm must be <class "
+                                f"'float'>, but received {type(max_norm)}.")
+    return _out(LayerHelper("clip_by_norm", name=name), "clip_by_norm", {"X": [x]},
+                {"max_norm": max_norm})

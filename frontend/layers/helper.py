@@ -161,7 +161,7 @@ class LayerHelper:
         program)."""
         param = main.global_block().create_parameter(
             name, shape, dtype, trainable=attr.trainable, regularizer=attr.regularizer,
-            optimize_attr={"learning_rate": attr.learning_rate}, initializer=init)
+            optimize_attr={"learning_rate": attr.learning_rate})
         param.need_clip = attr.need_clip  # read by gradient clipping
         if main is startup:  # dygraph: initialized at once
             init(param, main.global_block())

@@ -1,5 +1,6 @@
 """fluid.layers.IfElse (Paddle 1.x) and its ops' layers, split_lod_tensor / merge_lod_tensor:
-rows (or LoD sequences) of a batch go through one of two blocks by a per-row bool condition.
+rows (or LoD sequences) of a batch go through one of two blocks by a per-row bool condition;
+and ConditionalBlock, the block-and-op pair IfElse is made of.
 
 `ie.input(x)` splits x by the condition (split_lod_tensor, appended to the parent block once
 per x); each block is a conditional_block on the condition (not a scalar: Paddle runs it
@@ -14,7 +15,7 @@ import contextlib
 
 from .. import unique_name
 from ..framework import Variable
-from .control_flow import _block_vars, _step_scopes, _SubBlock
+from .control_flow import _SubBlock, append_conditional_block
 from .helper import LayerHelper, check_type
 
 
@@ -45,6 +46,26 @@ def merge_lod_tensor(in_true, in_false, x, mask, level: int = 0):
                      {"X": [x], "Mask": [mask], "InTrue": [in_true], "InFalse": [in_false]},
                      {"Out": [out]}, {"level": level})
     return out
+
+
+class ConditionalBlock:
+    """Paddle 1.x's ConditionalBlock: `with ConditionalBlock(inputs).block(): ...` appends the
+    ops inside to a block that a conditional_block op runs when every input has elements (or,
+    is_scalar_condition=True, when the one input's one bool value holds)."""
+
+    def __init__(self, inputs, is_scalar_condition: bool = False, name: str | None = None):
+        # name only named Paddle's layer helper; nothing here is named after it
+        check_type(inputs, "inputs", (list, tuple), "ConditionalBlock")
+        for each in inputs:
+            check_type(each, "input", Variable, "ConditionalBlock")
+        self.inputs = list(inputs)
+        self.is_scalar_condition = is_scalar_condition
+
+    @contextlib.contextmanager
+    def block(self):
+        with _SubBlock() as block:
+            yield
+        append_conditional_block(block, self.inputs, self.is_scalar_condition)
 
 
 class IfElse:
@@ -101,19 +122,8 @@ class IfElse:
             yield
         if not self.output_table[1 if is_true else 0]:
             raise ValueError("Must set output inside block")
-        self._complete(block)
+        append_conditional_block(block, [self.cond], is_scalar_condition=False)
         self.status = IfElse.OUT_IF_ELSE_BLOCKS
-
-    def _complete(self, block) -> None:
-        """The conditional_block running `block` (Paddle's ConditionalBlock.complete)."""
-        parent = self._parent_block()
-        reads, written = _block_vars(block)
-        parent.append_op(
-            "conditional_block",
-            {"Cond": [self.cond], "Input": sorted(n for n in reads if not block.has_var(n))},
-            {"Out": [n for n in written if parent._find_var_recursive(n) is not None],
-             "Scope": [_step_scopes(parent)]},
-            {"sub_block": block.idx, "is_scalar_condition": False})
 
     def output(self, *outs: Variable) -> None:
         """The block's values for ie()'s outputs, in order."""

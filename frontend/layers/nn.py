@@ -292,6 +292,8 @@ def argsort(input, axis: int = -1, descending: bool = False, name=None, stable: 
 
 def accuracy(input, label, k: int = 1, correct=None, total=None):
     """The fraction of rows whose label is among the top k predictions."""
+    check_variable_and_dtype(input, "input", ("float16", "bfloat16", "float32", "float64"),
+                             "accuracy")
     helper = LayerHelper("accuracy")
     values, indices = topk(input, k)
     acc = helper.create_variable_for_type_inference(VarType.FP32, stop_gradient=True)

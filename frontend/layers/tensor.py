@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import unique_name
-from ..dtypes import VarType, convert_dtype, dtype_name, to_numpy_dtype
+from ..dtypes import VarType, convert_dtype, default_float, dtype_name, to_numpy_dtype
 from ..framework import Variable, default_main_program, default_startup_program
 from ..initializer import Constant
 from ..ops.range import count as range_count
@@ -58,10 +58,11 @@ def data(name: str, shape, dtype="float32", lod_level: int = 0, append_batch_siz
                      stop_gradient=stop_gradient, is_data=True, need_check_feed=False)
 
 
-def static_data(name: str, shape, dtype="float32", lod_level: int = 0) -> Variable:
-    """fluid.data / paddle.static.data: the shape as declared (None = -1), feeds checked against it."""
+def static_data(name: str, shape, dtype=None, lod_level: int = 0) -> Variable:
+    """fluid.data / paddle.static.data: the shape as declared (None = -1), feeds checked against
+    it; dtype None is the default dtype."""
     shape = _data_shape(name, shape)
-    return _data_var(name=name, shape=shape, dtype=dtype or "float32", lod_level=lod_level,
+    return _data_var(name=name, shape=shape, dtype=default_float(dtype), lod_level=lod_level,
                      stop_gradient=True, is_data=True, need_check_feed=True)
 
 
@@ -192,7 +193,8 @@ def assign(input, output: Variable | None = None) -> Variable:
     if isinstance(input, Variable):
         check_variable_and_dtype(input, "input", ALL_DTYPES, "assign",
                                  "(When the type of input in assign is Variable.)")
-        output = output or helper.create_variable_for_type_inference(input.dtype)
+        if output is None:
+            output = helper.create_variable_for_type_inference(input.dtype)
         helper.append_op("assign", inputs={"X": [input]}, outputs={"Out": [output]})
         return output
     if isinstance(input, (list, tuple)) and any(isinstance(x, Variable) for x in input):
@@ -204,7 +206,8 @@ def assign(input, output: Variable | None = None) -> Variable:
     check_dtype(arr.dtype, "input", tuple(_ASSIGN_VALUE_KEYS), "assign",
                 "(When the type of input in assign is numpy array.)")
     dtype = convert_dtype(arr.dtype)
-    output = output or helper.create_variable_for_type_inference(dtype)
+    if output is None:
+        output = helper.create_variable_for_type_inference(dtype)
     helper.append_op("assign_value", outputs={"Out": [output]},
                      attrs={"shape": list(arr.shape), "dtype": int(dtype),
                             _ASSIGN_VALUE_KEYS[dtype_name(dtype)]: arr.reshape(-1).tolist()})
@@ -287,6 +290,14 @@ def create_parameter(shape, dtype, name: str | None = None, attr=None, is_bias: 
     if name is not None:
         attr.name = name
     return helper.create_parameter(attr, shape, dtype, is_bias, default_initializer)
+
+
+def create_tensor(dtype, name: str | None = None, persistable: bool = False) -> Variable:
+    """An empty var of `dtype` in the current block, for a later op to write (Paddle 1.x's
+    fluid.layers.create_tensor; assign(x, output=...) fills it)."""
+    helper = LayerHelper("create_tensor", name=name)
+    return helper.create_variable(name=helper.name, dtype=convert_dtype(dtype),
+                                  persistable=persistable)
 
 
 def create_global_var(shape, value, dtype, persistable: bool = False, force_cpu: bool = False,
@@ -378,9 +389,9 @@ _LINSPACE_DTYPES = ("float32", "float64", "int32", "int64")
 def linspace(start, stop, num, dtype=None, name=None):
     """paddle.linspace: `num` evenly spaced values from start to stop (the `linspace` op).
     start and stop: numbers or one-value Tensors; num: an int or a one-value int32 Tensor;
-    dtype float32 by default. A float64 (int64) bound with a float32 or int32 (int32) dtype is
-    refused, as Paddle refuses it (the values could overflow)."""
-    dtype = "float32" if dtype is None else dtype
+    dtype None is the default dtype. A float64 (int64) bound with a float32 or int32 (int32)
+    dtype is refused, as Paddle refuses it (the values could overflow)."""
+    dtype = default_float(dtype)
     check_dtype(dtype, "dtype", _LINSPACE_DTYPES, "linspace")
     out_dtype = dtype_name(convert_dtype(dtype))
     bounds = []

@@ -296,8 +296,8 @@ register(OpDef("rank_attention_grad", slots("X", "RankOffset", "RankParam", "Inp
 
 # shuffle_batch: the rows of X (all dims but the last flattened) in a random order: Out[i] =
 # X[j] where ShuffleIdx[j] = i. SeedOut is the first draw of std::minstd_rand0 seeded with the
-# Seed input's value, or startup_seed where Seed is not bound (Paddle's when its Seed var holds
-# nothing, as on each run of its layer's programs). The order itself is drawn from the run's
+# Seed input's value, or startup_seed where Seed is not bound or its var holds nothing (as the
+# fresh var its layer binds, on each run). The order itself is drawn from the run's
 # generator: Paddle's differs from run to run too.
 SHUFFLE_ATTRS = {"startup_seed": 0}
 _MINSTD_A, _MINSTD_M = 16807, 2147483647
@@ -362,7 +362,7 @@ def _shuffle_grad_run(ins, outs, a, rng):
 
 register(OpDef("shuffle_batch", slots("X", "Seed?"), slots("Out", "ShuffleIdx", "SeedOut"),
                SHUFFLE_ATTRS, _shuffle_infer, "extern", reference=_shuffle_ref,
-               grad=_shuffle_grad, run=_shuffle_run, stateful=True))
+               grad=_shuffle_grad, run=_shuffle_run, stateful=True, empty_inputs=("Seed",)))
 register(OpDef("shuffle_batch_grad", slots("ShuffleIdx", "Out@GRAD"), slots("X@GRAD?"),
                SHUFFLE_ATTRS,
                lambda ins, a: {"X@GRAD": [ins["Out@GRAD"][0]]}, "extern",

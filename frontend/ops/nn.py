@@ -385,7 +385,17 @@ def _topk_run(ins, outs, a, rng):
 _extern("top_k", ["X", "K?"], ["Out", "Indices"], {"k": 1}, _topk_infer, _topk_run, _topk_ref)
 
 
-def _acc_infer(ins, a):  # 0-d results, as Paddle 3.x gives them
+def _acc_infer(ins, a):
+    """0-d results, as Paddle 3.x gives them; Accuracy is float32 whatever Out's dtype, as
+    Paddle's kernel writes it."""
+    out, label = ins["Out"][0], ins["Label"][0]
+    if len(out.shape) != 2:
+        raise OpError(f"Rank(Input) of AccuracyOp must be 2, with shape [sample_number, "
+                      f"class_dim], But received rank(Input) is {len(out.shape)}")
+    if len(label.shape) != 2:
+        raise OpError(f"ShapeError: label's dimensions of AccuracyOp must be 2. But received "
+                      f"label's dimensions = {len(label.shape)}, label's shape = "
+                      f"{list(label.shape)}")
     return {"Accuracy": [VarInfo((), VarType.FP32)], "Correct": [VarInfo((), VarType.INT32)],
             "Total": [VarInfo((), VarType.INT32)]}
 

@@ -97,12 +97,6 @@ DECISIONS: dict[str, Decisions] = {
     "top_k_v2": Decisions(inert={"sorted": True}, written=("sorted",)),
     # cuDNN's grid or Paddle's own: the same values (older Paddle wrote it)
     "affine_grid": Decisions(inert={"use_cudnn": True}),
-    # a diagonal of fixed values written over the random matrix
-    "uniform_random": Decisions(unsupported={"diag_num": 0, "diag_step": 0, "diag_val": 1.0},
-                                written=("diag_num", "diag_step", "diag_val")),
-    "uniform_random_batch_size_like": Decisions(
-        unsupported={"diag_num": 0, "diag_step": 0, "diag_val": 1.0},
-        written=("diag_num", "diag_step", "diag_val")),
     # reducing in another dtype than the input's
     "frobenius_norm": Decisions(unsupported={"in_dtype": -1, "out_dtype": -1},
                                 written=("in_dtype", "out_dtype")),

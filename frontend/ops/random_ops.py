@@ -13,7 +13,8 @@ from ..dtypes import VarType, convert_dtype, to_numpy_dtype
 from ..errors import OpError
 from .registry import OpDef, VarInfo, register, slots
 from .shape import batch_size_like_shape
-from .tensor import _draw, _gaussian_ref, _gaussian_run, _np_rng, _uniform_ref, _uniform_run
+from .tensor import (UNIFORM_DIAGONAL, _draw, _gaussian_ref, _gaussian_run, _np_rng, _uniform_ref,
+                     _uniform_run)
 
 RANDPERM_DTYPES = (VarType.INT32, VarType.INT64, VarType.FP16, VarType.FP32, VarType.FP64)
 
@@ -59,5 +60,5 @@ def _like(op: str, draw_attrs: dict, run, reference) -> None:
 
 
 _like("uniform_random_batch_size_like",
-      {"min": -1.0, "max": 1.0}, _uniform_run, _uniform_ref)
+      {"min": -1.0, "max": 1.0, **UNIFORM_DIAGONAL}, _uniform_run, _uniform_ref)
 _like("gaussian_random_batch_size_like", {"mean": 0.0, "std": 1.0}, _gaussian_run, _gaussian_ref)

@@ -51,6 +51,9 @@ pointwise("rnn_memory_helper", ["X"], ["Out"], lambda o, i, a: {"Out": i["X"]},
                                   {"Out@GRAD": [grad_name(op.output("Out")[0])],
                                    "X": op.input("X"), "Out": op.output("Out")},
                                   {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))])
-# Paddle's grad op (X and Out are its inputs too, only Out@GRAD is read)
-pointwise("rnn_memory_helper_grad", ["Out@GRAD", "X", "Out"], ["X@GRAD"],
-          lambda o, i, a: {"X@GRAD": i["Out@GRAD"]}, {"dtype": int(VarType.FP32)})
+# Paddle's grad op (X and Out are its inputs too, only Out@GRAD is read); without an Out@GRAD
+# value (none was made) X@GRAD is zeros, as in Paddle
+pointwise("rnn_memory_helper_grad", ["Out@GRAD?", "X", "Out"], ["X@GRAD"],
+          lambda o, i, a: {"X@GRAD": i["Out@GRAD"] if "Out@GRAD" in i
+                           else o.constant(0, i["X"].dtype)},
+          {"dtype": int(VarType.FP32)})

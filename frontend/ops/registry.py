@@ -148,6 +148,10 @@ class OpDef:
     # Output slots whose var the op updates in place (write_to_array's Out): it reads the var's
     # value before it too, so dataflow graphs link the two versions.
     updates: tuple[str, ...] = ()
+    # Input slots Paddle's kernel reads only when their var holds a value (shuffle_batch's
+    # Seed, its layer's fresh var): bound to a var nothing has set, they are dropped and the op
+    # takes its fallback (passes/empty_inputs.py).
+    empty_inputs: tuple[str, ...] = ()
 
     def lod_input(self, op: "OpDesc") -> str | None:
         """The input var whose LoD op's outputs share (ops without a `lod` rule), if op has it."""

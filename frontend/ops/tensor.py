@@ -135,13 +135,34 @@ def _np_rng(a):
     return np.random.default_rng(a["seed"] if a["seed"] else None)
 
 
+def _diagonal_positions(a, numel: int, op: str = "uniform_random"):
+    """The flat positions uniform_random's diagonal overwrites with diag_val, as Paddle's
+    kernel: diag_num values diag_step + 1 apart from 0, the last inside the tensor."""
+    num, step = int(a["diag_num"]), int(a["diag_step"])
+    if num <= 0:
+        return None
+    last = (num - 1) * (step + 1)
+    if not numel > last:
+        raise ShapeError(f"op '{op}': diag_num {num} with diag_step {step} writes position "
+                         f"{last}, which needs more than the output's {numel} elements")
+    return np.arange(num) * (step + 1)
+
+
 def _uniform_run(ins, outs, a, rng):
-    _draw(outs["Out"][0], a, rng, lambda t, g: t.uniform_(a["min"], a["max"], generator=g))
+    out = outs["Out"][0]
+    _draw(out, a, rng, lambda t, g: t.uniform_(a["min"], a["max"], generator=g))
+    diagonal = _diagonal_positions(a, out.numel())
+    if diagonal is not None:
+        out.view(-1)[torch.as_tensor(diagonal, device=out.device)] = a["diag_val"]
 
 
 def _uniform_ref(ins, a):
     shape, dtype = as_shape(a["shape"]), to_numpy_dtype(a["dtype"])
-    return {"Out": [_np_rng(a).uniform(a["min"], a["max"], shape).astype(dtype)]}
+    out = _np_rng(a).uniform(a["min"], a["max"], shape).astype(dtype)
+    diagonal = _diagonal_positions(a, out.size)
+    if diagonal is not None:
+        out.reshape(-1)[diagonal] = a["diag_val"]
+    return {"Out": [out]}
 
 
 def _gaussian_run(ins, outs, a, rng):
@@ -185,8 +206,11 @@ def _truncated_ref(ins, a):
     return {"Out": [out.astype(dtype)]}
 
 
+# diag_*: a diagonal of fixed values written over the drawn values (UniformInitializer's)
+UNIFORM_DIAGONAL = {"diag_num": 0, "diag_step": 0, "diag_val": 1.0}
 _define("uniform_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],
-        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5}, _filled_infer, _uniform_run,
+        {"shape": [], "min": -1.0, "max": 1.0, "seed": 0, "dtype": 5, **UNIFORM_DIAGONAL},
+        _filled_infer, _uniform_run,
         _folding(_uniform_ref), stateful=True, shape_inputs=CREATION_SHAPE_INPUTS,
         fold=_creation_fold)
 _define("gaussian_random", "extern", ["ShapeTensor?", "ShapeTensorList*?"], ["Out"],

@@ -97,16 +97,14 @@ def shuffle_batch(x, seed=None) -> Variable:
         seed = helper.main_program.random_seed
     if seed is None:
         seed = int(np.random.randint(-65536, 65535))
-    inputs, attrs = {"X": [x]}, {}
+    attrs = {}
     if isinstance(seed, int):
-        # Paddle binds a fresh var as Seed, which holds nothing when the op runs: the op
-        # then seeds from startup_seed; fluidc leaves Seed unbound, which means the same
+        # as Paddle: a fresh var, which holds nothing when the op runs (it then seeds from
+        # startup_seed)
         attrs["startup_seed"] = seed
         seed = helper.create_variable(name=unique_name.generate("shuffle_batch_seed"),
                                       dtype="int64", persistable=False)
-    else:
-        inputs["Seed"] = [seed]
-    helper.append_op("shuffle_batch", inputs=inputs,
+    helper.append_op("shuffle_batch", inputs={"X": [x], "Seed": [seed]},
                      outputs={"Out": [out], "ShuffleIdx": [shuffle_idx], "SeedOut": [seed]},
                      attrs=attrs)
     return out

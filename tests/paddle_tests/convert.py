@@ -27,3 +27,12 @@ def convert_params_for_net(np_net, paddle_net):
         else:
             convert_params_for_cell(np_layer.cell_fw, paddle_layer.cell_fw)
             convert_params_for_cell(np_layer.cell_bw, paddle_layer.cell_bw)
+
+
+def convert_params_for_net_static(np_net, paddle_net, place):
+    for np_layer, paddle_layer in zip(np_net, paddle_net):
+        if hasattr(np_layer, "cell"):
+            convert_params_for_cell_static(np_layer.cell, paddle_layer.cell, place)
+        else:
+            convert_params_for_cell_static(np_layer.cell_fw, paddle_layer.cell_fw, place)
+            convert_params_for_cell_static(np_layer.cell_bw, paddle_layer.cell_bw, place)

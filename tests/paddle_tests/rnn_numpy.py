@@ -119,13 +119,13 @@ class _Net(list):
     """Stacked RNN / BiRNN layers; states [num_layers * num_directions, batch, hidden]."""
 
     def __init__(self, make_cell, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, lstm=False):
+                 time_major=False, lstm=False, dtype="float32"):
         super().__init__()
         self.dirs = 2 if direction in ("bidirect", "bidirectional") else 1
         self.lstm = lstm
         for k in range(num_layers):
             size = input_size if k == 0 else hidden_size * self.dirs
-            cells = [make_cell(size, hidden_size, dtype="float32") for _ in range(self.dirs)]
+            cells = [make_cell(size, hidden_size, dtype=dtype) for _ in range(self.dirs)]
             self.append(BiRNN(*cells, time_major) if self.dirs == 2
                         else RNN(cells[0], False, time_major))
 
@@ -150,19 +150,20 @@ class _Net(list):
 
 class SimpleRNN(_Net):
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False):
+                 time_major=False, dtype="float32"):
         super().__init__(SimpleRNNCell, input_size, hidden_size, num_layers, direction,
-                         time_major)
+                         time_major, dtype=dtype)
 
 
 class GRU(_Net):
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False):
-        super().__init__(GRUCell, input_size, hidden_size, num_layers, direction, time_major)
+                 time_major=False, dtype="float32"):
+        super().__init__(GRUCell, input_size, hidden_size, num_layers, direction, time_major,
+                         dtype=dtype)
 
 
 class LSTM(_Net):
     def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False):
+                 time_major=False, dtype="float32"):
         super().__init__(LSTMCell, input_size, hidden_size, num_layers, direction, time_major,
-                         lstm=True)
+                         lstm=True, dtype=dtype)

@@ -46,6 +46,7 @@ def fresh_programs():
     with base.unique_name.guard(), paddle.static.scope_guard(scope), \\
             paddle.static.program_guard(main, startup):
         yield
+    paddle.set_default_dtype('float32')
 '''
 
 SWAPS = [

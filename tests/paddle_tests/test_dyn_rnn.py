@@ -10,9 +10,7 @@ Paddle's 1.x tree and is checked against its own assertions only.
 Kept: TestDynamicRNN (test_plain_while_op, test_train_dynamic_rnn,
 test_train_nested_dynamic_rnn, test_train_nested_dynamic_rnn2), TestDynamicRNNErrors (its
 memory-shape check; its outputs_type_of_output is defined but never called in Paddle's test).
-Renamed: fake_reader.fake_imdb_reader
-(Paddle's test helper) written out here, with np.random.randint for the removed
-np.random.random_integers (same inclusive bounds).
+fake_reader.fake_imdb_reader is Paddle's test helper, ported in fake_reader.py.
 """
 import unittest
 
@@ -24,21 +22,9 @@ from fluidc.layers.control_flow import (array_to_lod_tensor, lod_rank_table,
                                         lod_tensor_to_array, max_sequence_len,
                                         shrink_memory)
 
+from .fake_reader import fake_imdb_reader
+
 paddle = fluid  # paddle.batch
-
-
-def fake_imdb_reader(word_dict_size, sample_num, lower_seq_len=100, upper_seq_len=200,
-                     class_dim=2):
-    def __reader__():
-        for _ in range(sample_num):
-            length = numpy.random.randint(low=lower_seq_len, high=upper_seq_len + 1,
-                                          size=[1])[0]
-            ids = numpy.random.randint(low=0, high=word_dict_size,
-                                       size=[length]).astype('int64')
-            label = numpy.random.randint(low=0, high=class_dim, size=[1]).astype('int64')[0]
-            yield ids, label
-
-    return __reader__
 
 
 class TestDynamicRNN(unittest.TestCase):

@@ -5,12 +5,13 @@ Kept: TestGaussianRandomOp, TestMeanStdAreInt, TestGaussianRandomOp{,2,3,4}_Shap
 TestGaussianRandomOp1_ShapeTensor (the op built by random.gaussian with the case's mean, std
 and seed, its shape a list, a list with one-value int32 tensors where the case's infer_shape
 has -1, or an int32 tensor; verify_output's histogram against numpy's normal draws, as Paddle),
-TestGaussianRandomAPI.test_api.
+TestGaussianRandomAPI.test_api / test_default_dtype and TestStandardNormalDtype.test_default_dtype
+(paddle.framework.set_default_dtype; their float16 halves run only with CUDA, as in Paddle).
 Changed: `paddle_static_guard` (an op_test helper) is not needed, the tests run static; the
 cases' `use_mkldnn` attribute is not reachable through the API (it never changes the draws).
-Dropped: the FP16 / BF16 OpTest cases (CUDA), test_default_dtype / TestStandardNormalDtype
-(paddle.framework.set_default_dtype, float16 and complex draws: fluidc has no default-dtype
-setting nor complex random ops), TestComplexRandnAPI, TestRandomValue (fixed numbers of
+Dropped: the FP16 / BF16 OpTest cases (CUDA), TestStandardNormalDtype.test_complex_dtype and
+TestComplexRandnAPI (complex64 / complex128 draws: fluidc has no complex random ops),
+TestRandomValue (fixed numbers of
 Paddle's CUDA generator: it returns early without CUDA).
 """
 import unittest
@@ -31,6 +32,7 @@ class TestGaussianRandomOp(unittest.TestCase):
         self.set_attrs()
         self.attrs = {"shape": [123, 92], "mean": self.mean, "std": self.std, "seed": 10}
         paddle.seed(10)
+        np.random.seed(123)  # OpTest.setUpClass seeds numpy: the reference draws are fixed
 
     def set_attrs(self):
         self.mean = 1.0
@@ -189,6 +191,36 @@ class TestGaussianRandomAPI(unittest.TestCase):
             self.assertAlmostEqual(np.std(res_5), 1.0, delta=0.1)
             self.assertAlmostEqual(np.mean(res_6), 0.0, delta=0.1)
             self.assertAlmostEqual(np.std(res_6), 1.0, delta=0.1)
+
+    def test_default_dtype(self):
+        def test_default_fp32():
+            paddle.framework.set_default_dtype('float32')
+            out = paddle.tensor.random.gaussian([2, 3])
+            self.assertEqual(out.dtype, paddle.float32)
+
+        def test_default_fp64():
+            paddle.framework.set_default_dtype('float64')
+            out = paddle.tensor.random.gaussian([2, 3])
+            self.assertEqual(out.dtype, paddle.float64)
+
+        test_default_fp64()
+        test_default_fp32()
+
+
+class TestStandardNormalDtype(unittest.TestCase):
+    def test_default_dtype(self):
+        def test_default_fp32():
+            paddle.framework.set_default_dtype('float32')
+            out = paddle.tensor.random.standard_normal([2, 3])
+            self.assertEqual(out.dtype, paddle.float32)
+
+        def test_default_fp64():
+            paddle.framework.set_default_dtype('float64')
+            out = paddle.tensor.random.standard_normal([2, 3])
+            self.assertEqual(out.dtype, paddle.float64)
+
+        test_default_fp64()
+        test_default_fp32()
 
 
 if __name__ == "__main__":

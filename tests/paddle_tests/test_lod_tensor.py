@@ -8,12 +8,16 @@ places.
 Paddle 3.x renamed LoDTensor to DenseTensor and dropped its recursive_sequence_lengths() /
 has_valid_recursive_sequence_lengths() methods (only lod() offsets remain): the helpers below use
 the 1.x methods where the tensor has them and read lod() otherwise, so the port runs on both.
+Added (fluidc): TestFetchLoDTensor, Executor.run's as_numpy rule (Paddle 3.3.1's message): a
+fetched tensor holding a LoD raises RuntimeError with return_numpy=True and comes back as a
+tensor with its LoD with return_numpy=False.
 """
 import unittest
 
 import numpy as np
 
 import fluidc as fluid
+import fluidc as paddle
 
 
 def new_lod_tensor():
@@ -106,3 +110,29 @@ class TestLoDTensor(unittest.TestCase):
 
 if __name__ == '__main__':
     unittest.main()
+
+
+class TestFetchLoDTensor(unittest.TestCase):
+    MESSAGE = ("Some of your fetched tensors hold LoD information. They can not be completely "
+               "cast to Python ndarray. Please set the parameter 'return_numpy' as 'False' to "
+               "return DenseTensor itself directly.")
+
+    def test_fetch(self):
+        paddle.enable_static()
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            x = paddle.static.data('x', [-1, 2], 'float32', lod_level=1)
+            y = x * 2
+        exe = fluid.Executor(fluid.CPUPlace())
+        t = fluid.create_lod_tensor(np.ones((3, 2), 'float32'), [[1, 2]], fluid.CPUPlace())
+        for fetch in (x, y):
+            with self.assertRaises(RuntimeError) as ctx:
+                exe.run(main, feed={'x': t}, fetch_list=[fetch])
+            # Paddle's message has its source's line-continuation spaces: compared word by word
+            self.assertEqual(' '.join(str(ctx.exception).split()), self.MESSAGE)
+        (got,) = exe.run(main, feed={'x': t}, fetch_list=[y], return_numpy=False)
+        self.assertEqual(got.lod(), [[0, 1, 3]])
+        np.testing.assert_array_equal(np.array(got), np.full((3, 2), 2, 'float32'))
+        # a tensor fed without LoD fetches as an array
+        (plain,) = exe.run(main, feed={'x': np.ones((3, 2), 'float32')}, fetch_list=[y])
+        np.testing.assert_array_equal(plain, np.full((3, 2), 2, 'float32'))

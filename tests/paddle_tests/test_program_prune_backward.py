@@ -11,9 +11,12 @@ test_cond and test_optimization_in_cond are in test_program_prune_backward_cond.
 import contextlib
 import unittest
 
+import pytest
+
 import fluidc as paddle
 import fluidc as fluid
 
+from . import seresnext_net
 from .simple_nets import fc_with_batchnorm, init_data, simple_fc_net
 
 core = fluid.core
@@ -110,6 +113,13 @@ class TestProgramPruneBackward(unittest.TestCase):
             self.check_prune_correctness(method=fc_with_batchnorm,
                                          feed_dict={"image": img, "label": label},
                                          optimizer=optimizer)
+
+    @pytest.mark.slow  # SE-ResNeXt-50 forward on 12 images of 224 x 224, twice
+    def test_seresnet(self):
+        with self.program_scope_guard():
+            self.check_prune_correctness(method=seresnext_net.model,
+                                         feed_dict=seresnext_net.feed_dict(),
+                                         optimizer=seresnext_net.optimizer)
 
     @contextlib.contextmanager
     def program_scope_guard(self):

@@ -8,15 +8,17 @@ int32 tensor or ints, and min / max: output_hist against the uniform histogram, 
 verify_output; TestUniformRandomOp.test_check_api in dygraph), TestUniformRandomOpError,
 TestUniformRandomOp_attr_tensor_API (3), TestUniformRandomOp_API_seed,
 TestUniformRandomDygraphMode, TestUniformRandomBatchSizeLikeOpError, TestUniformAlias,
-TestUniformOpError, TestUniformDygraphMode.
+TestUniformOpError, TestUniformDygraphMode, TestUniformDtype (paddle.framework.set_default_dtype;
+its float16 half needs CUDA, as in Paddle).
 Changed: the OpTest cases' `seed: 10` attribute is not reachable through paddle.uniform's
 positional signature, the histogram check does not depend on it; the attr_tensor_API tests'
 outputs are checked for their shapes too (Paddle only runs them).
-Dropped: TestUniformRandomOpWithDiagInit, TestUniformRandomOpSelectedRowsWithDiagInit and
-TestUniformRandomOpApi (diag_num / diag_step / diag_val: fluidc refuses non-default values of
-these, naming them), the SelectedRows cases (core.Scope / Operator internals), the FP16 / BF16
-cases (CUDA; bfloat16 kernels), TestUniformDtype (paddle.framework.set_default_dtype: fluidc
-has no default-dtype setting), TestRandomValue (fixed numbers of Paddle's CUDA generator: it
+TestUniformRandomOpWithDiagInit and TestUniformRandomOpSelectedRowsWithDiagInit (diag_num /
+diag_step / diag_val) are built by appending the uniform_random op to a Program's block (OpTest
+and Operator internals otherwise), their output checked by output_hist_diag as in Paddle;
+TestUniformRandomOpApi (UniformInitializer's diagonal) also checks the weight it makes.
+Dropped: the SelectedRows cases (core.Scope / Operator internals), the FP16 / BF16
+cases (CUDA; bfloat16 kernels), TestRandomValue (fixed numbers of Paddle's CUDA generator: it
 returns early without CUDA).
 """
 import unittest
@@ -37,6 +39,31 @@ def output_hist(out):
     hist /= float(out.size)
     prob = 0.1 * np.ones(10)
     return hist, prob
+
+
+def output_hist_diag(out):
+    diag_num = min(out.shape)
+    for i in range(diag_num):
+        assert abs(out[i][i] - 1.0) < 1e-9
+        # ignore diagonal elements
+        out[i][i] = 100
+    hist, _ = np.histogram(out, range=(-5, 10))
+    hist = hist.astype("float32")
+    hist /= float(out.size)
+    prob = 0.1 * np.ones(10)
+    return hist, prob
+
+
+def run_uniform_random_op(attrs):
+    """The uniform_random op with `attrs`, appended to a block as OpTest / Operator do."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        out = main.global_block().create_var(name="X", dtype="float32",
+                                             shape=attrs["shape"])
+        main.global_block().append_op(type="uniform_random", outputs={"Out": out},
+                                      attrs=attrs)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        return exe.run(main, fetch_list=[out])[0]
 
 
 class TestUniformRandomOp_attr_tensorlist(unittest.TestCase):
@@ -106,6 +133,74 @@ class TestUniformRandomOp(TestUniformRandomOp_attr_tensorlist):
                                   self.attrs['max'])
             # fluidc addition: Paddle's test only calls it
             self.verify_output([out.numpy()])
+
+
+class TestUniformRandomOpWithDiagInit(unittest.TestCase):
+    def init_attrs(self):
+        self.attrs = {
+            "shape": [1000, 784],
+            "min": -5.0,
+            "max": 10.0,
+            "seed": 10,
+            "diag_num": 784,
+            "diag_step": 784,
+            "diag_val": 1.0,
+        }
+        self.output_hist = output_hist_diag
+
+    def test_check_output(self):
+        self.init_attrs()
+        out = run_uniform_random_op(self.attrs)
+        self.assertEqual(out.shape, (1000, 784))
+        hist, prob = self.output_hist(np.array(out))
+        np.testing.assert_allclose(hist, prob, rtol=0, atol=0.01)
+
+    def test_diagonal_outside(self):
+        # fluidc addition: Paddle's kernel enforces size > (diag_num - 1) * (diag_step + 1)
+        # (InvalidArgument, a ValueError)
+        with self.assertRaises(ValueError):
+            run_uniform_random_op(dict(shape=[5, 5], diag_num=10, diag_step=10))
+
+
+class TestUniformRandomOpSelectedRowsWithDiagInit(unittest.TestCase):
+    def test_check_output(self):
+        paddle.seed(10)
+        out = run_uniform_random_op(dict(shape=[500, 784], min=-5.0, max=10.0, seed=10,
+                                         diag_num=500, diag_step=784, diag_val=1.0))
+        self.assertEqual(list(out.shape), [500, 784])
+        hist, prob = output_hist_diag(np.array(out))
+        np.testing.assert_allclose(hist, prob, rtol=0, atol=0.01)
+
+
+class TestUniformRandomOpApi(unittest.TestCase):
+    def test_api(self):
+        paddle.enable_static()
+        paddle.seed(10)
+
+        with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+            x = paddle.static.data('x', shape=[-1, 16], dtype='float32')
+
+            linear = paddle.nn.Linear(
+                in_features=x.shape[-1],
+                out_features=16,
+                weight_attr=paddle.nn.initializer.UniformInitializer(
+                    low=-0.5, high=0.5, seed=10, diag_num=16, diag_step=16, diag_val=1.0),
+            )
+            y = linear(x)
+
+            place = fluid.CPUPlace()
+            x_data = np.random.rand(3, 16).astype("float32")
+            exe = fluid.Executor(place)
+            exe.run(paddle.static.default_startup_program())
+            ret = exe.run(paddle.static.default_main_program(), feed={'x': x_data},
+                          fetch_list=[y, linear.weight], return_numpy=False)
+        # fluidc addition: Paddle's test only runs it. diag_step 16 on a 16 x 16 weight puts
+        # diag_num ones at flat positions 17 apart: the diagonal.
+        w = np.array(ret[1])
+        np.testing.assert_array_equal(np.diag(w), np.ones(16, "float32"))
+        off = w[~np.eye(16, dtype=bool)]
+        self.assertTrue(((off >= -0.5) & (off < 0.5)).all())
+        np.testing.assert_allclose(np.array(ret[0]), x_data @ w, rtol=1e-5, atol=1e-6)
 
 
 class TestUniformRandomOpError(unittest.TestCase):
@@ -282,6 +377,33 @@ class TestUniformDygraphMode(unittest.TestCase):
             x_np = x.numpy()
             for i in range(10):
                 self.assertTrue(x_np[i] > 0 and x_np[i] < 1.0)
+
+
+
+class TestUniformDtype(unittest.TestCase):
+    def test_default_dtype(self):
+        paddle.disable_static()
+
+        def test_default_fp32():
+            paddle.framework.set_default_dtype('float32')
+            out = paddle.tensor.random.uniform([2, 3])
+            self.assertEqual(out.dtype, paddle.float32)
+
+        def test_default_fp64():
+            paddle.framework.set_default_dtype('float64')
+            out = paddle.tensor.random.uniform([2, 3])
+            self.assertEqual(out.dtype, paddle.float64)
+
+        def test_dygraph_fp16():
+            # not compiled with CUDA: Paddle's test returns here
+            paddle.enable_static()
+            return
+
+        test_default_fp64()
+        test_default_fp32()
+        test_dygraph_fp16()
+
+        paddle.enable_static()
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 (paddle.static.nn.control_flow.While) over tensor arrays, with append_backward.
 
 Kept: TestWhileOp (test_simple_net, test_simple_net_forward, test_exceptions), BadInputTest,
+TestIgnoreVarNameInWhile (shuffle_batch seeded by a fill_constant in a while_loop body),
 TestOutputsMustExistsInputs, with Paddle's assertions.
 Dropped: the @test_and_compare_with_new_ir decorators (Paddle test utility choosing the program
-kind); TestIgnoreVarNameInWhile (paddle.incubate.layers.nn.shuffle_batch).
+kind); TestIgnoreVarNameInWhile's x/y.desc.set_need_check_feed(False) (desc internals: the fed
+arrays match the declared shapes and int64 dtype anyway). Its print(batch_info) calls are kept.
 Renamed: base.backward.append_backward -> paddle.static.append_backward, core.CPUPlace ->
 base.CPUPlace, base.executor.Executor -> base.Executor.
 """
@@ -17,6 +19,7 @@ import fluidc as fluid
 
 base = fluid  # Paddle's `from paddle import base`
 append_backward = paddle.static.append_backward
+shuffle_batch = paddle.incubate.layers.nn.shuffle_batch
 Executor = base.Executor
 
 paddle.enable_static()
@@ -133,6 +136,48 @@ class BadInputTest(unittest.TestCase):
                 paddle.increment(x)
 
             self.assertRaises(TypeError, test_bad_x)
+
+
+class TestIgnoreVarNameInWhile(unittest.TestCase):
+    def test_ignore_var(self):
+        def cond(i, ten, temp, y):
+            return i < ten
+
+        def body_func(i, ten, batch_info, origin_seq):
+            print(batch_info)
+            seed = paddle.tensor.fill_constant(shape=[1], value=2023, dtype='int64')
+            batch_info = shuffle_batch(batch_info, seed)
+            print(batch_info)
+            i = i + 1
+            return [i, ten, batch_info, origin_seq]
+
+        x = paddle.static.data(name='x', shape=[-1, 1, 4], dtype='int64')
+        y = paddle.static.data(name='y', shape=[-1, 1, 1], dtype='int64')
+        temp = paddle.concat([x, y], axis=-1)
+
+        i = paddle.tensor.fill_constant(shape=[1], value=0, dtype='int32')
+        num = paddle.tensor.fill_constant(shape=[1], value=5, dtype='int32')
+
+        i, ten, shuffle_temp, y = paddle.static.nn.while_loop(cond, body_func,
+                                                              [i, num, temp, y])
+
+        output = shuffle_temp
+
+        exe = base.Executor(base.CPUPlace())
+        exe.run(base.default_startup_program())
+
+        input_x = numpy.array([[1, 2, 3, 4], [4, 5, 6, 7], [7, 8, 9, 10]])
+        input_x = input_x.reshape(3, 1, 4)
+        input_y = numpy.array([[10], [12], [33]])
+        input_y = input_y.reshape(3, 1, 1)
+
+        (res,) = exe.run(base.default_main_program(), feed={'x': input_x, 'y': input_y},
+                         fetch_list=[output])
+
+        self.assertListEqual(list(res.shape), [3, 1, 5])
+        # fluidc addition: five shuffles of the concatenated rows keep each row whole
+        rows = numpy.concatenate([input_x, input_y], axis=-1).reshape(3, 5)
+        self.assertEqual(sorted(map(tuple, res.reshape(3, 5))), sorted(map(tuple, rows)))
 
 
 class TestOutputsMustExistsInputs(unittest.TestCase):

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ...dtypes import VarType, convert_dtype
+from ...dtypes import VarType, convert_dtype, default_float
 from ...framework import Variable
 from .. import activation as _activation
 from .. import conv as _nn_conv
@@ -144,24 +144,24 @@ def any(x, axis=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)
 def full(shape, fill_value, dtype=None, name=None):
     """A tensor of shape (an int, a list of ints / int Variables, or an int Variable) filled
     with fill_value (a number or a Variable); dtype None is bool for a bool, complex128 for a
-    complex, else float32, as in Paddle."""
+    complex, else the default dtype (paddle.get_default_dtype), as in Paddle."""
     check_type(fill_value, "fill_value", (numbers.Number, str, Variable), "full")
     if dtype is None:
         dtype = "bool" if isinstance(fill_value, bool) else \
-            "complex128" if isinstance(fill_value, complex) else "float32"
+            "complex128" if isinstance(fill_value, complex) else default_float(None)
     if isinstance(shape, (int, np.integer)):
         shape = [shape]
     return _tensor.fill_constant(shape, dtype, fill_value, name=name)
 
 
-def ones(shape, dtype="float32", name=None):
-    """A tensor of ones."""
-    return _tensor.fill_constant(shape, dtype, 1.0, name=name)
+def ones(shape, dtype=None, name=None):
+    """A tensor of ones (dtype None: the default dtype)."""
+    return _tensor.fill_constant(shape, default_float(dtype), 1.0, name=name)
 
 
-def zeros(shape, dtype="float32", name=None):
-    """A tensor of zeros."""
-    return _tensor.fill_constant(shape, dtype, 0.0, name=name)
+def zeros(shape, dtype=None, name=None):
+    """A tensor of zeros (dtype None: the default dtype)."""
+    return _tensor.fill_constant(shape, default_float(dtype), 0.0, name=name)
 
 
 def _random_shape(shape, layer: str):
@@ -172,18 +172,25 @@ def _random_shape(shape, layer: str):
 
 
 def rand(shape, dtype=None, name=None):
-    """paddle.rand: uniform draws in [0, 1) (uniform_random); dtype None is float32."""
-    dtype = "float32" if dtype is None else dtype
+    """paddle.rand: uniform draws in [0, 1) (uniform_random); dtype None is the default
+    dtype."""
+    dtype = default_float(dtype)
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "rand")
     return _tensor.uniform_random(_random_shape(shape, "rand"), dtype, 0.0, 1.0, name=name)
 
 
 def randn(shape, dtype=None, name=None):
-    """paddle.randn: standard normal draws (gaussian_random); dtype None is float32."""
-    dtype = "float32" if dtype is None else dtype
+    """paddle.randn: standard normal draws (gaussian_random); dtype None is the default
+    dtype."""
+    dtype = default_float(dtype)
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "randn")
     return _tensor.gaussian_random(_random_shape(shape, "randn"), 0.0, 1.0, dtype=dtype,
                                    name=name)
+
+
+def standard_normal(shape, dtype=None, name=None):
+    """paddle.standard_normal: randn's draws."""
+    return randn(shape, dtype, name)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
@@ -250,8 +257,9 @@ def add_n(inputs, name=None):
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
-    """paddle.uniform: draws from U(min, max) (uniform_random); dtype None is float32."""
-    dtype = "float32" if dtype is None else dtype
+    """paddle.uniform: draws from U(min, max) (uniform_random); dtype None is the default
+    dtype."""
+    dtype = default_float(dtype)
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "uniform")
     return _tensor.uniform_random(_random_shape(shape, "uniform"), dtype, min, max, seed,
                                   name=name)
@@ -259,8 +267,8 @@ def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A
 
 def gaussian(shape, mean=0.0, std=1.0, seed=0, dtype=None, name=None):
     """paddle.tensor.random.gaussian: draws from N(mean, std^2) (gaussian_random); dtype None
-    is float32."""
-    dtype = "float32" if dtype is None else dtype
+    is the default dtype."""
+    dtype = default_float(dtype)
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "gaussian")
     return _tensor.gaussian_random(_random_shape(shape, "gaussian"), mean, std, seed, dtype,
                                    name=name)

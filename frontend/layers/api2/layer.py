@@ -8,6 +8,7 @@ import re
 from collections import OrderedDict
 
 from ... import unique_name
+from ...dtypes import default_float
 from ...errors import FluidcError
 from ...framework import Variable
 from ...initializer import Constant, Normal
@@ -41,10 +42,12 @@ class Layer:
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
                          default_initializer=None):
-        """A parameter named <full_name>.w_N (b_N for biases), or None when attr is False."""
+        """A parameter named <full_name>.w_N (b_N for biases), or None when attr is False;
+        dtype None is the default dtype (paddle.get_default_dtype), as in Paddle."""
         helper = LayerHelper(type(self).__name__, name=self._full_name)
         return helper.create_parameter(ParamAttr.to_attr(attr), [int(d) for d in shape],
-                                       dtype or self._dtype, is_bias, default_initializer)
+                                       default_float(dtype or None), is_bias,
+                                       default_initializer)
 
     def add_parameter(self, name, parameter):
         """Registers parameter (a Parameter or None) under name and returns it."""

@@ -1,14 +1,16 @@
 """paddle.nn's recurrent layers: the cells (SimpleRNNCell, LSTMCell, GRUCell), the wrappers
 running a cell over time (RNN, BiRNN) and the stacked networks (SimpleRNN, LSTM, GRU).
 
-A step is the cell's matmuls, adds and activations, and a sequence is the step unrolled over the
-input's time dim (which must be known), so the layers run eagerly with autograd and build static
-programs alike, from the ops every layer uses. Paddle's conventions: weight_ih [gates * hidden,
-input], weight_hh [gates * hidden, hidden], biases [gates * hidden], all U(-1/sqrt(hidden),
-1/sqrt(hidden)); LSTM gates [input, forget, cell, output], GRU gates [reset, update, candidate]
-with h = (h_prev - c) * z + c (torch's orders and formulas). The networks expose each cell's
-parameters as weight_ih_l{k}[_reverse] ..., so their state dicts hold those keys first and the
-sub-layers' (0.cell.weight_ih, 0.cell_fw.weight_ih, ...) after, as Paddle's do.
+A cell step is the cell's matmuls, adds and activations. nn.RNN / BiRNN run it unrolled over the
+input's time dim when that is known, else (a static program over data whose time dim is -1) in
+a While loop over tensor arrays, as Paddle's static nn.RNN. The networks are Paddle's `rnn` op
+(frontend/ops/rnn_net.py) in every mode, as Paddle's are. Paddle's conventions: weight_ih
+[gates * hidden, input], weight_hh [gates * hidden, hidden], biases [gates * hidden], all
+U(-1/sqrt(hidden), 1/sqrt(hidden)); LSTM gates [input, forget, cell, output], GRU gates
+[reset, update, candidate] with h = (h_prev - c) * z + c (torch's orders and formulas). The
+networks expose each cell's parameters as weight_ih_l{k}[_reverse] ..., so their state dicts
+hold those keys first and the sub-layers' (0.cell.weight_ih, 0.cell_fw.weight_ih, ...) after,
+as Paddle's do.
 
 sequence_length: at step t a sequence whose length is <= t keeps its states (state * mask +
 new * (1 - mask)), as Paddle's RNN does; the networks (Paddle's rnn op) also zero the outputs
@@ -18,15 +20,21 @@ from __future__ import annotations
 
 import math
 
-from ...framework import Variable
+from ...dtypes import VarType
+from ...framework import Variable, default_startup_program, in_dygraph_mode
 from ...initializer import Constant
-from ..compare import less_than
+from ..compare import increment, less_than
+from ..control_flow import While
 from ..conv import fill_constant_batch_size_like
-from . import add, cast, concat, full, matmul, multiply, subtract, tanh
+from ..helper import LayerHelper
+from ..tensor import assign, shape
+from ..tensor import range as _range
+from ..tensor_array import array_read, array_write, create_array, tensor_array_to_tensor
+from . import add, cast, concat, full, matmul, multiply, subtract, tanh, transpose
 from . import functional as F
 from .initializer import Uniform
 from .layer import Layer, LayerList
-from .manipulation import split
+from .manipulation import gather, split
 from .shaping import stack, unsqueeze
 
 
@@ -163,21 +171,22 @@ def _map(fn, *trees):
     return fn(*trees)
 
 
-def _time_steps(inputs, time_major: bool, who: str) -> int:
+def _time_steps(inputs, time_major: bool, who: str) -> int | None:
+    """The length of inputs' time dim, None when unknown until the program runs."""
     leaf = _first(inputs)
     if not isinstance(leaf, Variable):
         raise TypeError(f"{who}: inputs must be a Tensor, but received {type(leaf).__name__}")
     steps = leaf.shape[0 if time_major else 1]
-    if steps is None or steps < 0:
-        raise ValueError(f"{who}: the time dim of inputs (shape {list(leaf.shape)}) must be "
-                         f"known: the recurrence is unrolled over it")
-    return steps
+    return None if steps is None or steps < 0 else steps
 
 
-def _step_mask(sequence_length, t: int, dtype):
-    """[B, 1] of 1.0 where t < length, else 0.0."""
-    alive = less_than(full([1], t, sequence_length.dtype), sequence_length)
-    return unsqueeze(cast(alive, dtype), [1])
+def _step_mask(sequence_length, t, dtype):
+    """[B, 1] of 1.0 where t (an int or a 0-d int64 Variable) < length, else 0.0."""
+    if not isinstance(t, Variable):
+        t = full([1], t, sequence_length.dtype)
+    elif sequence_length.dtype != t.dtype:
+        sequence_length = cast(sequence_length, t.dtype)
+    return unsqueeze(cast(less_than(t, sequence_length), dtype), [1])
 
 
 def _keep(state, new, mask):
@@ -185,13 +194,13 @@ def _keep(state, new, mask):
     return add(multiply(new, mask), multiply(state, subtract(full([1], 1.0, mask.dtype), mask)))
 
 
-def run_cell(cell, inputs, initial_states, sequence_length, time_major: bool, is_reverse: bool,
-             mask_outputs: bool, who: str, **kwargs):
-    """(outputs [B, T, ...] or time-major, final states): cell unrolled over time."""
-    steps = _time_steps(inputs, time_major, who)
-    axis = 0 if time_major else 1
-    states = cell.get_initial_states(inputs, batch_dim_idx=1 if time_major else 0) \
-        if initial_states is None else initial_states
+def _swap_batch_time(x):
+    return transpose(x, [1, 0] + list(range(2, len(x.shape))))
+
+
+def _unrolled(cell, inputs, states, sequence_length, steps: int, time_major: bool,
+              is_reverse: bool, kwargs):
+    """The cell unrolled over a known number of steps."""
     outputs = [None] * steps
     for t in (range(steps - 1, -1, -1) if is_reverse else range(steps)):
         x_t = _map(lambda x: x[t] if time_major else x[:, t], inputs)
@@ -199,10 +208,63 @@ def run_cell(cell, inputs, initial_states, sequence_length, time_major: bool, is
         if sequence_length is not None:
             mask = _step_mask(sequence_length, t, _first(new).dtype)
             new = _map(lambda s, n: _keep(s, n, mask), states, new)
-            if mask_outputs:
-                out = _map(lambda o: multiply(o, mask), out)
         states, outputs[t] = new, out
-    return _map(lambda *xs: stack(list(xs), axis=axis), *outputs), states
+    return _map(lambda *xs: stack(list(xs), axis=0 if time_major else 1), *outputs), states
+
+
+def _looped(cell, inputs, states, sequence_length, time_major: bool, is_reverse: bool, kwargs):
+    """The cell in a While loop over a time dim known only when the program runs, as Paddle's
+    static nn.RNN: the step's input read at the loop counter, the states and outputs kept in
+    tensor arrays and stacked after the loop; reversed by a gather over the time dim."""
+    if not time_major:
+        inputs = _map(_swap_batch_time, inputs)
+    steps = cast(shape(_first(inputs))[0], "int64")
+    if is_reverse:
+        order = _range(subtract(steps, full([1], 1, "int64")), -1, -1, "int64")
+        inputs = _map(lambda x: gather(x, order), inputs)
+    # the initial states go in at an index of their own: the loop counter changes, and the
+    # backward reads the index of the first write after the loop
+    first = full([], 0, "int64")
+    i = full([], 0, "int64")
+    cond = less_than(i, steps)
+    loop = While(cond)
+    out_array = create_array(_first(inputs).dtype)
+    state_arrays = _map(lambda s: create_array(s.dtype), states)
+    _map(lambda s, a: array_write(s, first, a), states, state_arrays)
+    with loop.block():
+        step_in = _map(lambda x: x[i], inputs)
+        pre = _map(lambda a: array_read(a, i), state_arrays)
+        out, new = cell(step_in, pre, **kwargs)
+        if not isinstance(out, Variable):
+            raise TypeError(f"{type(cell).__name__}: over a time dim unknown until the program "
+                            f"runs, a cell's outputs must be one Tensor")
+        if sequence_length is not None:
+            t = subtract(subtract(steps, full([1], 1, "int64")), i) if is_reverse else i
+            mask = _step_mask(sequence_length, t, _first(new).dtype)
+            new = _map(lambda n, p: _keep(p, n, mask), new, pre)
+        array_write(out, i, out_array)
+        increment(i, 1)
+        _map(lambda n, a: array_write(n, i, a), new, state_arrays)
+        assign(less_than(i, steps), cond)
+    out = tensor_array_to_tensor(out_array, axis=0, use_stack=True)[0]
+    finals = _map(lambda a: tensor_array_to_tensor(a, axis=0, use_stack=True)[0][-1],
+                  state_arrays)
+    if is_reverse:
+        out = gather(out, order)
+    return (out if time_major else _swap_batch_time(out)), finals
+
+
+def run_cell(cell, inputs, initial_states, sequence_length, time_major: bool, is_reverse: bool,
+             who: str, **kwargs):
+    """(outputs [B, T, ...] or time-major, final states): cell over the time steps, unrolled
+    when their number is known, else in a While loop."""
+    steps = _time_steps(inputs, time_major, who)
+    states = cell.get_initial_states(inputs, batch_dim_idx=1 if time_major else 0) \
+        if initial_states is None else initial_states
+    if steps is None:
+        return _looped(cell, inputs, states, sequence_length, time_major, is_reverse, kwargs)
+    return _unrolled(cell, inputs, states, sequence_length, steps, time_major, is_reverse,
+                     kwargs)
 
 
 class RNN(Layer):
@@ -214,7 +276,7 @@ class RNN(Layer):
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         return run_cell(self.cell, inputs, initial_states, sequence_length, self.time_major,
-                        self.is_reverse, False, "RNN", **kwargs)
+                        self.is_reverse, "RNN", **kwargs)
 
 
 class BiRNN(Layer):
@@ -227,20 +289,17 @@ class BiRNN(Layer):
                              f"equals that of backward cell({cell_bw.input_size})")
         self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, time_major
 
-    def _run(self, inputs, initial_states, sequence_length, mask_outputs, kwargs, who="BiRNN"):
+    def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         if initial_states is None:
             initial_states = (None, None)
         elif not isinstance(initial_states, (list, tuple)) or len(initial_states) != 2:
-            raise ValueError(f"{who}: initial_states must be a pair (forward states, "
-                             f"backward states)")
+            raise ValueError("BiRNN: initial_states must be a pair (forward states, "
+                             "backward states)")
         fw, s_fw = run_cell(self.cell_fw, inputs, initial_states[0], sequence_length,
-                            self.time_major, False, mask_outputs, who, **kwargs)
+                            self.time_major, False, "BiRNN", **kwargs)
         bw, s_bw = run_cell(self.cell_bw, inputs, initial_states[1], sequence_length,
-                            self.time_major, True, mask_outputs, who, **kwargs)
+                            self.time_major, True, "BiRNN", **kwargs)
         return _map(lambda a, b: concat([a, b], -1), fw, bw), (s_fw, s_bw)
-
-    def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
-        return self._run(inputs, initial_states, sequence_length, False, kwargs)
 
 
 _DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
@@ -279,40 +338,76 @@ class RNNBase(LayerList):
                     param = getattr(cell, name)
                     if param is not None:
                         setattr(self, f"{name}_{suffix}", param)
+        if not in_dygraph_mode():
+            self._flat_weight = [self._coalesce(self._weights())]
 
-    def _split_states(self, states):
-        """[layers * dirs, B, H] (a pair for LSTM) -> per layer: a cell state or a pair."""
+    def _coalesce(self, weights: list):
+        """Paddle's flatten_parameters in a static program: a flat parameter <net>.w_0 (zeros)
+        that a coalesce_tensor in the startup program fills with the weights one after
+        another, for cuDNN (kept in a list, so the layer does not list it among its
+        parameters, as Paddle's does not)."""
+        flat = self.create_parameter([sum(math.prod(w.shape) for w in weights)],
+                                     dtype=weights[0].dtype,
+                                     default_initializer=Constant(0.0))
+        default_startup_program().global_block().append_op(
+            "coalesce_tensor", inputs={"Input": weights},
+            outputs={"Output": weights, "FusedOutput": [flat]},
+            attrs={"copy_data": True, "use_align": False, "dtype": int(weights[0].dtype)})
+        return flat
+
+    def _initial_states(self, inputs, initial_states) -> list:
+        """PreState: the given states, or zeros [layers * dirs, batch, hidden] (the batch
+        read from inputs when the program runs if its dim is unknown), as Paddle's layer."""
+        if initial_states is None:
+            batch = inputs.shape[1 if self.time_major else 0]
+            if batch is None or batch < 0:
+                batch = shape(inputs)[1 if self.time_major else 0]
+            dims = [self.num_layers * self.num_directions, batch, self.hidden_size]
+            return [full(dims, 0, inputs.dtype) for _ in range(self.state_components)]
         if self.state_components == 2:
-            if not isinstance(states, (list, tuple)) or len(states) != 2:
+            if not isinstance(initial_states, (list, tuple)) or len(initial_states) != 2:
                 raise ValueError("LSTM: initial_states must be a pair (h, c)")
-            parts = [split(s, self.num_layers * self.num_directions, axis=0) for s in states]
-            per = [tuple(p[i][0] for p in parts) for i in range(len(parts[0]))]
-        else:
-            per = [p[0] for p in split(states, self.num_layers * self.num_directions, axis=0)]
-        n = self.num_directions
-        return [per[k * n] if n == 1 else (per[k * n], per[k * n + 1])
-                for k in range(self.num_layers)]
+            return list(initial_states)
+        return [initial_states] if isinstance(initial_states, Variable) \
+            else list(initial_states)
+
+    def _weights(self) -> list:
+        """WeightList: every cell's weight_ih, weight_hh (layer by layer, forward cell
+        first), then their biases in the same order."""
+        cells = [c for layer in self for c in ([layer.cell] if isinstance(layer, RNN)
+                                               else [layer.cell_fw, layer.cell_bw])]
+        return [getattr(c, f"{kind}_{gate}") for kind in ("weight", "bias") for c in cells
+                for gate in ("ih", "hh")]
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
-        layer_states = [None] * self.num_layers if initial_states is None \
-            else self._split_states(initial_states)
-        finals = []
-        out = inputs
-        for k, layer in enumerate(self):
-            if k and self.dropout:
-                out = F.dropout(out, self.dropout, training=self.training,
-                                mode="upscale_in_train")
-            if isinstance(layer, BiRNN):
-                out, (s_fw, s_bw) = layer._run(out, layer_states[k], sequence_length, True, {},
-                                               type(self).__name__)
-                finals += [s_fw, s_bw]
-            else:
-                out, s = run_cell(layer.cell, out, layer_states[k], sequence_length,
-                                  self.time_major, False, True, type(self).__name__)
-                finals.append(s)
-        if self.state_components == 2:
-            return out, tuple(stack([f[i] for f in finals], 0) for i in range(2))
-        return out, stack(finals, 0)
+        """Paddle's `rnn` op over time-major inputs (a time dim unknown until the program
+        runs is fine): outputs and the final states [layers * dirs, batch, hidden]."""
+        if not isinstance(inputs, Variable):
+            raise TypeError(f"{type(self).__name__}: inputs must be a Tensor, but received "
+                            f"{type(inputs).__name__}")
+        states = self._initial_states(inputs, initial_states)
+        x = inputs if self.time_major else transpose(inputs, [1, 0, 2])
+        helper = LayerHelper(type(self).__name__, name=self.full_name())
+        out = helper.create_variable_for_type_inference(x.dtype)
+        finals = [helper.create_variable_for_type_inference(x.dtype)
+                  for _ in range(self.state_components)]
+        reserve = helper.create_variable_for_type_inference(VarType.UINT8, stop_gradient=True)
+        dropout_state = helper.create_variable(
+            name=f"{self.full_name()}.dropout_state__non_persistable", dtype=VarType.UINT8,
+            shape=(), stop_gradient=True)
+        ins = {"Input": [x], "WeightList": self._weights(), "PreState": states}
+        if sequence_length is not None:
+            ins["SequenceLength"] = [sequence_length]
+        helper.append_op("rnn", inputs=ins,
+                         outputs={"Out": [out], "State": finals, "Reserve": [reserve],
+                                  "DropoutState": [dropout_state]},
+                         attrs={"dropout_prob": self.dropout,
+                                "is_bidirec": self.num_directions == 2,
+                                "input_size": self.input_size, "hidden_size": self.hidden_size,
+                                "num_layers": self.num_layers, "mode": self.mode,
+                                "is_test": not self.training})
+        out = out if self.time_major else transpose(out, [1, 0, 2])
+        return out, tuple(finals) if self.state_components == 2 else finals[0]
 
 
 class SimpleRNN(RNNBase):

@@ -1,0 +1,187 @@
+"""Random control-flow programs (tests/fixtures/random_control_flow.py): cond, case, switch_case
+and while_loop whose bodies overwrite and update in place vars of the blocks around them, where
+a branch may not be taken and a loop may run no times, among views, reductions and pointwise
+ops. Built and run by real Paddle 3.3.1 (tests/fixtures/make_control_flow_random.py; fluidc
+loads each ProgramDesc as Paddle saved it), and built by fluidc from the same code: every
+BuildStrategy below, with and without fluid.memory_optimize on the program, and the numpy
+reference executor must give Paddle's numbers, run after run."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import fluidc as fluid
+import fluidc as paddle
+from fluidc.frontend import unique_name
+from fluidc.runtime.program_desc import parse_program
+
+from op_harness import run_reference
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
+import random_control_flow  # noqa: E402
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "paddle",
+                       "control_flow_random.npz")
+TOL = dict(rtol=2e-5, atol=2e-6)
+OFF = dict(memory_optimize=False, enable_inplace=False, fuse_all_optimizer_ops=False,
+           fuse_elewise_add_act_ops=False, fuse_reduce_ops=False, fuse_gemm_epilogue=False,
+           fold_constants=False, fuse_all=False)
+STRATEGIES = {"defaults": {}, "all_off": OFF, "inplace_only": dict(OFF, enable_inplace=True),
+              "memory_optimize_only": dict(OFF, memory_optimize=True),
+              "fuse_all_off": dict(fuse_all=False)}
+
+
+def _strategy(flags):
+    s = fluid.BuildStrategy()
+    for k, v in flags.items():
+        setattr(s, k, v)
+    return s
+
+
+def _paddle_cases():
+    with np.load(FIXTURE) as f:
+        data = {k: f[k] for k in f.files}
+    return data, sorted({k.split("/")[0] for k in data})
+
+
+DATA, CASES = _paddle_cases()
+
+
+def check(program, feed, names, want, what, memory_optimize=(False, True), runs=2):
+    """The reference executor, then every strategy (and each after memory_optimize) over
+    `runs` runs, give `want`."""
+    for name, g, w in zip(names, run_reference(program, feed, names), want):
+        np.testing.assert_allclose(g, w, err_msg=f"{what} {name} (reference)", **TOL)
+    for optimized in memory_optimize:
+        if optimized:
+            fluid.memory_optimize(program)
+        for label, flags in STRATEGIES.items():
+            exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+            compiled = fluid.CompiledProgram(program, build_strategy=_strategy(flags))
+            for r in range(runs):
+                got = exe.run(compiled, feed=dict(feed), fetch_list=names, scope=scope)
+                for name, g, w in zip(names, got, want):
+                    np.testing.assert_allclose(
+                        np.asarray(g).reshape(np.shape(w)), w, **TOL,
+                        err_msg=f"{what} {name} ({label}, memory_optimize={optimized}, run {r})")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_paddle_built_program_gives_paddles_numbers(case):
+    program = parse_program(DATA[f"{case}/program"].tobytes(), case)
+    feed = {k.split("/")[-1]: DATA[k] for k in DATA if k.startswith(f"{case}/feed/")}
+    names = [str(n) for n in DATA[f"{case}/fetch_names"]]
+    want = [DATA[f"{case}/out/{i}"] for i in range(len(names))]
+    check(program, feed, names, want, f"case {case}")
+
+
+@pytest.mark.parametrize("case", CASES[:20])
+def test_fluidc_built_program_gives_paddles_numbers(case):
+    """The same code builds the program with fluidc's cond / case / switch_case / while_loop."""
+    with unique_name.guard():
+        program, feed, names = random_control_flow.build(paddle, int(case))
+    want = [DATA[f"{case}/out/{i}"] for i in range(len(names))]
+    assert names == [str(n) for n in DATA[f"{case}/fetch_names"]]
+    check(program, feed, names, want, f"seed {case}", memory_optimize=(False,))
+
+
+# -- the smallest programs of the wrong results the random programs found ------------------
+
+def _inplace_add(x, y):
+    paddle.static.default_main_program().current_block().append_op(
+        type="elementwise_add", inputs={"X": [x], "Y": [y]}, outputs={"Out": [x]},
+        attrs={"axis": -1})
+
+
+def _run_both(build, feed, fetch_names=None):
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()), unique_name.guard():
+        fetch = build()
+    names = [v.name for v in fetch]
+    want = run_reference(main, feed, names)
+    got = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=names,
+                                               scope=fluid.Scope())
+    return got, want
+
+
+X = np.array([[0.1, -0.4, 0.7], [-0.9, 0.3, 0.5]], "float32")
+
+
+@pytest.mark.parametrize("taken", [False, True])
+def test_branch_updating_an_outer_var_in_place_keeps_it_when_not_taken(taken):
+    """s = scale(x); cond(p, lambda: (s += tanh(s); 2x), lambda: 3x): untaken, s stays x (it
+    was the uninitialized buffer of s's next version)."""
+    def build():
+        x = paddle.static.data("x", [2, 3], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        s = paddle.scale(x, 1.0)
+
+        def branch():
+            _inplace_add(s, paddle.tanh(s))
+            return paddle.scale(x, 2.0)
+        out = paddle.static.nn.cond(p, branch, lambda: paddle.scale(x, 3.0))
+        return [s, out]
+    got, want = _run_both(build, {"x": X, "p": np.array([taken])})
+    expect = X + np.tanh(X) if taken else X
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    np.testing.assert_allclose(got[0], expect, rtol=1e-6)
+
+
+def test_branch_assigning_an_outer_var_keeps_its_earlier_writer():
+    """s = exp(x); cond(p, lambda: assign(tanh(x), output=s) ...) untaken: s is still exp(x)
+    (the executors pruned exp as overwritten by the cond)."""
+    def build():
+        x = paddle.static.data("x", [2, 3], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        s = paddle.exp(x)
+
+        def branch():
+            paddle.assign(paddle.tanh(x), output=s)
+            return paddle.scale(x, 2.0)
+        paddle.static.nn.cond(p, branch, lambda: paddle.scale(x, 3.0))
+        return [s]
+    for taken, expect in ((False, np.exp(X)), (True, np.tanh(X))):
+        got, want = _run_both(build, {"x": X, "p": np.array([taken])})
+        np.testing.assert_allclose(want[0], expect, rtol=1e-6)
+        np.testing.assert_allclose(got[0], expect, rtol=1e-6)
+
+
+def test_loop_running_no_times_keeps_an_outer_var_its_body_assigns():
+    def build():
+        x = paddle.static.data("x", [2, 3], "float32")
+        s = paddle.exp(x)
+        i, n = paddle.full([1], 0, "int64"), paddle.full([1], 0, "int64")
+
+        def body(i, v):
+            paddle.assign(paddle.tanh(v), output=s)
+            return [paddle.increment(i, 1.0), paddle.tanh(v)]
+        paddle.static.nn.while_loop(lambda i, v: paddle.less_than(i, n), body,
+                                    [i, paddle.scale(x, 1.0)])
+        return [s]
+    got, want = _run_both(build, {"x": X})
+    np.testing.assert_allclose(want[0], np.exp(X), rtol=1e-6)
+    np.testing.assert_allclose(got[0], np.exp(X), rtol=1e-6)
+
+
+def test_nested_untaken_branch_keeps_an_outer_var():
+    """cond(p, lambda: cond(q, lambda: s += 1 ...)) with p taken, q not: s as it was."""
+    def build():
+        x = paddle.static.data("x", [2, 3], "float32")
+        p = paddle.static.data("p", [1], "bool")
+        q = paddle.static.data("q", [1], "bool")
+        s = paddle.exp(x)
+
+        def inner():
+            _inplace_add(s, paddle.full([2, 3], 1.0, "float32"))
+            return paddle.scale(x, 2.0)
+
+        def outer():
+            return paddle.static.nn.cond(q, inner, lambda: paddle.scale(x, 3.0))
+        out = paddle.static.nn.cond(p, outer, lambda: paddle.scale(x, 4.0))
+        return [s, out]
+    got, want = _run_both(build, {"x": X, "p": np.array([True]), "q": np.array([False])})
+    for g, w, e in zip(got, want, (np.exp(X), 3 * X)):
+        np.testing.assert_allclose(w, e, rtol=1e-6)
+        np.testing.assert_allclose(g, e, rtol=1e-6)
