@@ -45,8 +45,37 @@ def attach_blocks(ops: list[OpDesc], program: Program) -> list[OpDesc]:
                         {**op.attrs, BLOCK_ATTR: BlockRef(program.block(op.attrs["sub_block"]))})
             for slot in _SCOPE_SLOTS:
                 op.inputs.pop(slot, None)
+            if op.type == "while_grad":
+                counters = restored_counters(op)
+                if counters:
+                    op.outputs[COUNTERS] = counters
         out.append(op)
     return out
+
+
+# The output slot through which a lowered while_grad gives back the counters it restores.
+COUNTERS = "Counters"
+
+
+def restored_counters(op: OpDesc) -> list[str]:
+    """The loop vars of a while_grad that its forward body (or a block nested in it)
+    increments in place: the arrays' indices. Paddle's grad block undoes each such increment
+    (increment's grad op: the same increment negated, on the outer var), so after the
+    while_grad the counter holds its value from before the loop again, and grad ops of ops
+    before the loop index arrays where those ops did. A lowered while_grad writes them."""
+    body = forward_block(op)
+    loop = {unversioned(n) for n in op.inputs.get("X", [])} & \
+        {unversioned(n) for n in op.inputs.get("Out", [])}
+    blocks, incremented = [body], set()
+    while blocks:
+        block = blocks.pop()
+        for fwd in block.ops:
+            if fwd.type == "increment" and fwd.input("X") == fwd.output("Out"):
+                incremented.add(fwd.input("X")[0])
+            if "sub_block" in fwd.desc.attrs:
+                blocks.append(block.program.block(fwd.attr("sub_block")))
+    return [n for n in dict.fromkeys(unversioned(x) for x in op.inputs.get("X", []))
+            if n in loop and n in incremented]
 
 
 # The input slot through which a control-flow op whose block may not run (a branch not

@@ -48,6 +48,35 @@ def _check_moments(learning_rate, beta1, beta2, epsilon) -> None:
     _non_negative("epsilon", epsilon)
 
 
+# What a parameter group (a dict in `parameters`) may set for its parameters, as Paddle's
+# _add_param_group does: weight_decay becomes each one's regularizer (the optimizer's when the
+# group gives none), learning_rate its optimize_attr multiplier (1.0 when none).
+GROUP_OPTIONS = ("params", "weight_decay", "learning_rate")
+
+
+def _ungrouped(params: list, weight_decay) -> list:
+    """The parameters of `params`, parameter groups unpacked into their parameters, each given
+    its group's weight_decay and learning_rate."""
+    if not any(isinstance(p, dict) for p in params):
+        return params
+    flat = []
+    for group in params:
+        if not isinstance(group, dict):
+            raise TypeError(f"`parameters` mixes parameter groups (dicts) with a "
+                            f"{type(group).__name__}; give every parameter in a group")
+        other = sorted(set(group) - set(GROUP_OPTIONS))
+        if other:
+            raise OptimizerArgumentError(f"parameter group options {other} are not supported "
+                                         f"by fluidc's optimizers; a group may set "
+                                         f"{list(GROUP_OPTIONS[1:])}")
+        decay = as_regularizer(group.get("weight_decay", weight_decay))
+        for p in group["params"]:
+            p.regularizer = decay
+            p.optimize_attr["learning_rate"] = group.get("learning_rate", 1.0)
+            flat.append(p)
+    return flat
+
+
 class Optimizer:
     """Base: the learning-rate var, accumulators, clipping, decay and the update op each
     subclass appends per parameter."""
@@ -69,14 +98,11 @@ class Optimizer:
         if isinstance(params, dict):
             raise TypeError("`parameters` argument should not get dict type, if parameter groups "
                             "is needed, please set `parameters` as list of dict")
-        self._parameter_list = list(params) if params is not None else None
-        if any(isinstance(p, dict) for p in self._parameter_list or ()):
-            raise FluidcError("parameter groups (dicts of 'params' and their own options in "
-                              "`parameters`) are not supported by fluidc's optimizers; pass "
-                              "the parameters as one list")
         self._learning_rate = learning_rate
         self.regularization = as_regularizer(
             weight_decay if weight_decay is not None else regularization)
+        self._parameter_list = _ungrouped(list(params), self.regularization) \
+            if params is not None else None
         self._grad_clip = grad_clip
         self._name = name
         # The learning-rate var's dtype: the parameters', then (after backward) the loss's.

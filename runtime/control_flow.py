@@ -11,8 +11,8 @@ from ..frontend.framework import Block
 from ..frontend.ops import OpDesc, grad_name
 from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR
-from ..passes.control_flow import (block_program, forward_block, grad_block_outputs,
-                                   outer_kept, outer_reads, sub_block, unversioned)
+from ..passes.control_flow import (COUNTERS, block_program, forward_block,
+                                   grad_block_outputs, outer_kept, outer_reads, sub_block, unversioned)
 from ..passes.while_grad import body_versions
 from .scope import Scope
 
@@ -220,6 +220,11 @@ class SubBlocks:
                                      [grad_name(x) for x, _ in wanted]))
         run = self._block_run(op, fetches, seeds=list(seeds.values()))
         executor, tapes = self.executor, self._tapes
+        # counters restored to their value before the loop (the first iteration's), or kept
+        # as they are when the loop ran no times
+        final = {unversioned(n): t for n, t in zip(op.inputs.get("X", []), ins.get("X", []))}
+        counters = [(unversioned(n), t, final[unversioned(n)])
+                    for n, t in zip(op.outputs.get(COUNTERS, []), outs.get(COUNTERS, []))]
 
         def call() -> None:
             steps = tapes.get(body.idx)  # kept: another while_grad may run over it too
@@ -236,6 +241,8 @@ class SubBlocks:
                     total += torch.from_numpy(got[grad_name(x)]).to(total.device)
             for x, t in wanted:
                 t.copy_(carried[x] if x in carried else summed[x])
+            for n, t, now in counters:
+                t.copy_(steps[0][n] if steps else now)
         return call
 
     def _recurrent(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):

@@ -14,7 +14,7 @@ from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX, LOD_ATTR, grad_name
 from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
-from ..passes.control_flow import (attach_blocks, forward_block, grad_block_outputs,
+from ..passes.control_flow import (COUNTERS, attach_blocks, forward_block, grad_block_outputs,
                                    has_sub_blocks, read_kept_outputs, sub_block, unversioned)
 from ..passes.lower import TempNamer, infer_op
 from ..passes.empty_inputs import unbind_empty_inputs
@@ -231,6 +231,9 @@ def _run_while_grad(op: OpDesc, values: dict, rng: np.random.Generator) -> None:
     for x, g in wanted:
         got = carried[x] if x in carried else summed[x]
         values[g] = zeros_of(values[x]) if got is None else got
+    for n in op.outputs.get(COUNTERS, []):  # back to their value before the loop
+        if steps:
+            values[n] = copy_value(steps[0][n])
 
 
 def _step_values(op: OpDesc, values: dict, t: int, mems: list) -> dict:

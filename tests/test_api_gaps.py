@@ -41,7 +41,7 @@ def _run(outs, feed=None):
     (lambda x: F.mse_loss([1.0], x), "'input' in mse_loss"),
     (lambda x: F.mse_loss(x, paddle.cast(x, "int64")), "'label' in mse_loss.*int64"),
     (lambda x: paddle.rand([2], "int32"), "'dtype' in rand"),
-    (lambda x: paddle.randn(3), "'shape' in randn"),
+    (lambda x: paddle.randn("3"), "'shape' in randn"),  # an int n is the shape [n]
 ])
 def test_bad_arguments_raise_type_errors_naming_them(call, match):
     x = paddle.static.data("x", [2, 3], "float32")

@@ -552,10 +552,35 @@ add("warpctc", Case({"Logits": f(6, 3, 5), "Label": I((3, 2), 1, 5, "int32"),
           "LogitsLength": Const([4, 4], "int64"), "LabelLength": Const([3, 2], "int64")},
          {"blank": 5, "norm_by_times": True}, label="last_blank"))
 
-# Random ops: only their statistics are checkable (tests below). dropout also has cases above.
+
+def _rnn_case(mode, layers, dirs, lengths, label):
+    """The rnn op over [4, 3, 2] inputs, hidden 3 (its dropout, the random part, is checked in
+    tests/test_rnn_op.py)."""
+    gates = {"LSTM": 4, "GRU": 3}.get(mode, 1) * 3
+    weights = [f(gates, 2 if k < dirs else 3 * dirs, lo=-0.8, hi=0.8) if w == 0 else
+               f(gates, 3, lo=-0.8, hi=0.8) for k in range(layers * dirs) for w in (0, 1)]
+    weights += [f(gates, lo=-0.8, hi=0.8) for _ in range(2 * layers * dirs)]
+    ins = {"Input": f(4, 3, 2), "WeightList": weights,
+           "PreState": [f(layers * dirs, 3, 3) for _ in range(2 if mode == "LSTM" else 1)]}
+    if lengths is not None:
+        ins["SequenceLength"] = Const(lengths, "int64")
+    return Case(ins, {"mode": mode, "num_layers": layers, "is_bidirec": dirs == 2,
+                      "input_size": 2, "hidden_size": 3}, outs=("Out", "State"), label=label)
+
+
+add("rnn", _rnn_case("LSTM", 2, 2, [4, 1, 3], "lstm_bi_lengths"),
+    _rnn_case("GRU", 1, 2, [2, 4, 0], "gru_bi_length0"), _rnn_case("RNN_TANH", 2, 1, None, "tanh"),
+    _rnn_case("RNN_RELU", 1, 1, [3, 3, 2], "relu_lengths"))
+add("coalesce_tensor", *[Case({"Input": [f(2, 3), f(4), f(1, 1)]},
+                              {"copy_data": True, "use_align": False, "dtype": code},
+                              dtypes=(dt,), outs=("Output", "FusedOutput"), label=dt)
+                         for dt, code in (("float32", 5), ("float64", 6))])
+
+# Random ops: only their statistics are checkable (tests below). dropout also has cases above,
+# rnn too (its dropout between layers: tests/test_rnn_op.py).
 RANDOM_OPS = {"uniform_random", "gaussian_random", "truncated_gaussian_random", "dropout",
               "dropout_mask", "randint", "nce", "randperm", "uniform_random_batch_size_like",
-              "gaussian_random_batch_size_like", "shuffle_batch"}
+              "gaussian_random_batch_size_like", "shuffle_batch", "rnn"}
 
 
 def case_params(skip=frozenset()):

@@ -333,3 +333,30 @@ def test_coalesce_tensor():
         d.reference({"Input": x}, d.complete_attrs({"copy_data": True, "dtype": 5}))
     with pytest.raises(OpError, match="copy_data and set_constant both False"):
         d.reference({"Input": x}, d.complete_attrs({"use_align": False, "dtype": 5}))
+
+
+def test_dropout_keep_rate():
+    """The keep mask's statistics: a fraction 1 - p of ones (20480 draws, p = 0.3: 5 standard
+    deviations is 0.016), none with is_test, the same mask every run with a seed."""
+    paddle.enable_static()
+    rng = np.random.default_rng(9)
+    g, hidden = 3 * 32, 32
+    shapes = [[g, 4], [g, hidden], [g, 2 * hidden], [g, hidden]] * 2
+    shapes = shapes[:2] + shapes[:2] + shapes[2:4] + shapes[2:4] + [[g]] * 8
+    values = {f"w{i}": rng.uniform(-0.3, 0.3, s).astype("float32") for i, s in enumerate(shapes)}
+    values["x"] = rng.standard_normal([20, 16, 4]).astype("float32")
+    values["s0"] = np.zeros([4, 16, hidden], "float32")
+    attrs = dict(mode="GRU", num_layers=2, is_bidirec=True, input_size=4, hidden_size=hidden)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    for extra, check in (({"dropout_prob": 0.3}, "rate"), ({"dropout_prob": 0.3,
+                                                            "is_test": True}, "none"),
+                         ({"dropout_prob": 0.3, "seed": 7}, "seeded")):
+        main, _, _ = _rnn_program({**attrs, **extra}, values, len(shapes))
+        with paddle.static.scope_guard(paddle.static.Scope()):
+            masks = [exe.run(main, feed=values, fetch_list=["keep"])[0] for _ in range(2)]
+        if check == "rate":
+            assert abs(masks[0].mean() - 0.7) < 0.016 and not np.array_equal(*masks)
+        elif check == "none":
+            assert masks[0].min() == 1
+        else:
+            np.testing.assert_array_equal(*masks)

@@ -258,3 +258,43 @@ def test_cond_inside_the_loop_body_differentiates():
     ref = ReferencePlan(main, list(feed), fetch).run(feed, paddle.static.Scope())
     for g, r in zip(got, ref):
         np.testing.assert_allclose(g, r, rtol=1e-12)
+
+
+def _array_chain(trips):
+    """x written at index i = 0 of an array, then `trips` times arr[i + 1] = 2 * arr[i] with the
+    counter incremented in place (a 1.x While over a tensor array), loss = sum(arr[i]) after the
+    loop: d loss / dx = 2^trips. The grad op of the write before the loop reads the counter."""
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [3], "float64")
+        x.stop_gradient = False
+        i = paddle.full([1], 0, "int64")
+        arr = paddle.tensor.array_write(x, i)
+        n = paddle.full([1], trips, "int64")
+        cond = paddle.less_than(i, n)
+        loop = paddle.static.nn.control_flow.While(cond)
+        with loop.block():
+            prev = paddle.tensor.array_read(arr, i)
+            paddle.increment(i)
+            paddle.tensor.array_write(prev * 2.0, i, arr)
+            paddle.assign(paddle.less_than(i, n), cond)
+        loss = paddle.sum(paddle.tensor.array_read(arr, i))
+        gx, = paddle.static.gradients([loss], [x])
+    return main, [loss.name, gx.name, i.name]
+
+
+@pytest.mark.parametrize("trips", [0, 1, 3])
+def test_a_counter_incremented_in_the_body_is_restored_by_while_grad(trips):
+    """Paddle's grad block undoes the body's in-place increment (increment's grad op), so
+    after while_grad the counter is back at 0 and the write before the loop gets the grad of
+    arr[0]: Paddle 3.3.1 gives x@GRAD = 8 and a fetched counter of 0 for 3 trips. Without the
+    restore the grad of arr[trips] (1) reached x."""
+    main, fetch = _array_chain(trips)
+    feed = {"x": np.array([1.0, -2.0, 0.5])}
+    loss, gx, counter = _run(main, feed, fetch)
+    np.testing.assert_allclose(loss, feed["x"].sum() * 2 ** trips)
+    np.testing.assert_array_equal(gx, np.full(3, 2.0 ** trips))
+    assert counter.tolist() == [0]
+    want = ReferencePlan(main, list(feed), fetch).run(feed, paddle.static.Scope())
+    for got, w in zip((loss, gx, counter), want):
+        np.testing.assert_array_equal(got, w)

@@ -19,11 +19,9 @@ KNOWN_GAPS = {
         "declares it bfloat16 as Paddle does",
     # optimizers: parameter groups
     'test_adamax_api.py::TestAdamaxAPIGroup::test_adamax_api_dygraph':
-        "FluidcError at Adamax(): parameter groups (a list of dicts with their own "
-        "weight_decay / beta1 / beta2) are not supported by fluidc's optimizers",
-    'test_sgd_op.py::TestSGDV2::test_sgd_group_dygraph':
-        "FluidcError at SGD(): parameter groups (a list of dicts with their own "
-        "weight_decay / learning_rate) are not supported by fluidc's optimizers",
+        "OptimizerArgumentError at Adamax(): a parameter group's own beta1 / beta2 are not "
+        "supported "
+        "(fluidc's groups set weight_decay and learning_rate only)",
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -46,6 +46,9 @@ def fresh_programs():
     with base.unique_name.guard(), paddle.static.scope_guard(scope), \\
             paddle.static.program_guard(main, startup):
         yield
+    # as fluidc's conftest: the next test starts as this run began (static, float32), whatever
+    # mode or default dtype this one left
+    paddle.enable_static()
     paddle.set_default_dtype('float32')
 '''
 

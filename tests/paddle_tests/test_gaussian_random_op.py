@@ -8,7 +8,9 @@ has -1, or an int32 tensor; verify_output's histogram against numpy's normal dra
 TestGaussianRandomAPI.test_api / test_default_dtype and TestStandardNormalDtype.test_default_dtype
 (paddle.framework.set_default_dtype; their float16 halves run only with CUDA, as in Paddle).
 Changed: `paddle_static_guard` (an op_test helper) is not needed, the tests run static; the
-cases' `use_mkldnn` attribute is not reachable through the API (it never changes the draws).
+cases' `use_mkldnn` attribute is not reachable through the API (it never changes the draws);
+numpy is seeded with 123 in setUp as OpTest.setUpClass does (unseeded, the reference histogram
+of 11316 draws missed atol 0.01 in one bin about one run in three).
 Dropped: the FP16 / BF16 OpTest cases (CUDA), TestStandardNormalDtype.test_complex_dtype and
 TestComplexRandnAPI (complex64 / complex128 draws: fluidc has no complex random ops),
 TestRandomValue (fixed numbers of

@@ -4,8 +4,9 @@ Kept: TestSGDOp and TestSGDOpCase8X (the op appended to a Program's block with P
 LearningRate fed, as OpTest runs it: ParamOut = w - lr * g), TestSGDV2 (test_sgd_dygraph,
 test_sgd: a parameter's optimize_attr learning rate adds a scale op before sgd,
 test_raise_error, test_sgd_group_dygraph).
-Added (fluidc): test_sgd_dygraph also checks the step against numpy (weight_decay 0.01 is an
-L2 decay added to the gradient).
+Added (fluidc): test_sgd_dygraph and test_sgd_group_dygraph also check the step against numpy
+(weight_decay is an L2 decay added to the gradient; a group's learning_rate multiplies the
+optimizer's).
 Dropped: the SelectedRows cases (core.Scope / Operator internals), TestSGDOpWithLargeInput
 (a 10,000,000 x 150 embedding: 6 GB), TestSGDMultiPrecision2_0 and TestSGDSimple (they return
 early without CUDA).
@@ -133,7 +134,19 @@ class TestSGDV2(unittest.TestCase):
         out = linear_1(a)
         out = linear_2(out)
         out.backward()
+        # fluidc addition: each group's step in numpy (group 2: lr 0.01 * 0.1, decay 0.001)
+        w1, b1, w2, b2 = (p.numpy().astype("float64") for p in
+                          (linear_1.weight, linear_1.bias, linear_2.weight, linear_2.bias))
+        d_hidden = np.ones((2, 3)) @ w2.T
+        hidden = value @ w1 + b1
         adam.step()
+        for p, p0, g, lr, decay in (
+                (linear_1.weight, w1, value.T @ d_hidden, 0.01, 0.01),
+                (linear_1.bias, b1, d_hidden.sum(0), 0.01, 0.01),
+                (linear_2.weight, w2, hidden.T @ np.ones((2, 3)), 0.01 * 0.1, 0.001),
+                (linear_2.bias, b2, np.full(3, 2.0), 0.01 * 0.1, 0.001)):
+            np.testing.assert_allclose(p.numpy(), p0 - lr * (g + decay * p0), rtol=1e-5,
+                                       atol=1e-5)
         adam.clear_gradients()
 
 

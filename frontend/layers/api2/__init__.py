@@ -171,10 +171,16 @@ def _random_shape(shape, layer: str):
     return shape if isinstance(shape, Variable) else list(shape)
 
 
+def _int_shape(shape):
+    """paddle.rand / randn take an int n for the shape [n] too (Paddle 3.x)."""
+    return [shape] if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) \
+        else shape
+
+
 def rand(shape, dtype=None, name=None):
     """paddle.rand: uniform draws in [0, 1) (uniform_random); dtype None is the default
     dtype."""
-    dtype = default_float(dtype)
+    shape, dtype = _int_shape(shape), default_float(dtype)
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "rand")
     return _tensor.uniform_random(_random_shape(shape, "rand"), dtype, 0.0, 1.0, name=name)
 
@@ -182,7 +188,7 @@ def rand(shape, dtype=None, name=None):
 def randn(shape, dtype=None, name=None):
     """paddle.randn: standard normal draws (gaussian_random); dtype None is the default
     dtype."""
-    dtype = default_float(dtype)
+    shape, dtype = _int_shape(shape), default_float(dtype)
     check_dtype(convert_dtype(dtype), "dtype", FLOAT_DTYPES, "randn")
     return _tensor.gaussian_random(_random_shape(shape, "randn"), 0.0, 1.0, dtype=dtype,
                                    name=name)

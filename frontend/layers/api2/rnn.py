@@ -220,7 +220,8 @@ def _looped(cell, inputs, states, sequence_length, time_major: bool, is_reverse:
         inputs = _map(_swap_batch_time, inputs)
     steps = cast(shape(_first(inputs))[0], "int64")
     if is_reverse:
-        order = _range(subtract(steps, full([1], 1, "int64")), -1, -1, "int64")
+        last = subtract(steps, full([1], 1, "int64"))
+        order = _range(last, -1, -1, "int64")
         inputs = _map(lambda x: gather(x, order), inputs)
     # the initial states go in at an index of their own: the loop counter changes, and the
     # backward reads the index of the first write after the loop
@@ -239,7 +240,7 @@ def _looped(cell, inputs, states, sequence_length, time_major: bool, is_reverse:
             raise TypeError(f"{type(cell).__name__}: over a time dim unknown until the program "
                             f"runs, a cell's outputs must be one Tensor")
         if sequence_length is not None:
-            t = subtract(subtract(steps, full([1], 1, "int64")), i) if is_reverse else i
+            t = subtract(last, i) if is_reverse else i
             mask = _step_mask(sequence_length, t, _first(new).dtype)
             new = _map(lambda n, p: _keep(p, n, mask), new, pre)
         array_write(out, i, out_array)
