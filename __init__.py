@@ -30,6 +30,7 @@ from .frontend.layers.compare import (equal, greater_equal, greater_than, increm
 from .frontend.layers.api2.manipulation import (gather, moveaxis, multiplex, reshape_,  # noqa: A004
                                                 scatter, slice, split, strided_slice, t)
 from .frontend.layers.api2.search import where
+from .frontend.layers.api2.unique import unique_consecutive
 from .frontend.layers.api2.crop_shard import crop, shard_index
 from .frontend.layers.api2.shaping import (argsort, expand, sort, squeeze, squeeze_, stack, topk,
                                            unsqueeze, unsqueeze_)

@@ -9,7 +9,7 @@ the block's width; accumulators too, in the dtype the row printer uses (double f
 and products), so both layouts compute the same values in the same order per column."""
 from __future__ import annotations
 
-from ..frontend.ops.expr import Node
+from ..frontend.ops.expr import Node, reachable
 from .c import CPrinter, accumulator, c_type, element_lines
 from .kernel import KernelSpec, RowSchedule
 
@@ -92,6 +92,7 @@ def render_column_blocks(spec: KernelSpec, sched: RowSchedule, printer: CPrinter
             body.extend(columns(row_values))
             row_values.clear()
 
+    merged = _stores_in_last_reduction(sched)
     for step in sched.steps:
         if isinstance(step, Node):  # a row value, loads too: read before any store
             decl, lines = per_column(step, printer.expr(step, names))
@@ -100,6 +101,8 @@ def render_column_blocks(spec: KernelSpec, sched: RowSchedule, printer: CPrinter
             continue
         flush()
         if step.reduce is None:  # the last pass: element stores
+            if merged is not None:
+                continue
             lines, local = element_lines(step.values, names, levels, printer, rinv)
             lines += [f"{ref[o]}[{index[o]}] = {local[v.id]};" for o, v in step.stores]
             body += rows(lines)
@@ -108,7 +111,10 @@ def render_column_blocks(spec: KernelSpec, sched: RowSchedule, printer: CPrinter
         combine, value = n.args
         acc_dtype, init = accumulator(combine, n.dtype)
         T = c_type(acc_dtype)
-        lines, local = element_lines([value], names, levels, printer, rinv)
+        stores = merged.stores if merged is not None and step is merged.into else []
+        lines, local = element_lines([value] + [v for _, v in stores], names, levels, printer,
+                                     rinv)
+        lines += [f"{ref[o]}[{index[o]}] = {local[v.id]};" for o, v in stores]
         v = local[value.id]
         nan = f" || {v} != {v}" if acc_dtype.kind == "f" else ""
         update = _UPDATE[combine].format(a=f"acc[{j}]", T=T, v=v, nan=nan)
@@ -131,3 +137,27 @@ def render_column_blocks(spec: KernelSpec, sched: RowSchedule, printer: CPrinter
     head += [f"for (int64_t c0 = 0; c0 < {size}; c0 += {width}) {{",
              f"    const int64_t c1 = c0 + {width} < {size} ? c0 + {width} : {size};"]
     return head + ["    " + x for x in body] + ["}"]
+
+
+class _Merged:
+    """The element stores of a column kernel's last pass, made in its last reduction pass."""
+
+    def __init__(self, into, stores) -> None:
+        self.into, self.stores = into, stores
+
+
+def _stores_in_last_reduction(sched: RowSchedule) -> _Merged | None:
+    """When the element stores read no row value (a bias grad's column sum of the very values
+    stored, as gelu_grad's dX), the last reduction pass stores them as it computes them, and
+    no pass of their own computes every element again. Each element's reads come before its
+    stores in the same iteration and no later pass reads elements, so an in-place output (an
+    operand the kernel reads at the same element) is read before it is written, as in the
+    pass of their own."""
+    last = sched.steps[-1] if sched.steps else None
+    if isinstance(last, Node) or last is None or last.reduce is not None:
+        return None
+    passes = [p for p in sched.steps if not isinstance(p, Node)]
+    if len(passes) < 2 or any(sched.levels[n.id] != "elem" and sched.levels[n.id] != "const"
+                              for n in reachable(last.values)):
+        return None
+    return _Merged(passes[-2], last.stores)

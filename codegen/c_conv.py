@@ -1,5 +1,5 @@
 """C for direct convolutions (templates/c/conv.c.j2): a conv2d_fused computed with its bias
-and activation, and with the max pool of its result when the ConvKernel holds one (its rows
+and activation, and with the pool of its result when the ConvKernel holds one (its rows
 pooled as they are made). X's layout and the stored output's are only strides, so a transpose2
 making the Input, or one of the pool's result, folded into the kernel is only other strides of
 the loads or the stores."""
@@ -61,7 +61,8 @@ def render_conv(step: ConvKernel, infos: dict[str, VarInfo], name: str,
     window = None
     if pool is not None:
         ph, pw = pool_window(pool, infos)
-        window = {"kh": ph, "kw": pw, "oh": stored[dims[2]], "ow": stored[dims[3]]}
+        window = {"kh": ph, "kw": pw, "oh": stored[dims[2]], "ow": stored[dims[3]],
+                  "kind": pool.attrs["pooling_type"]}
         oh, ow = window["oh"] * ph, window["ow"] * pw  # the conv rows and columns pooled
     wb = max(ow - 1, 0) * sw + (kw - 1) * dw + 1  # padded row: input columns -pl .. wb - pl - 1
     source = _ENV.get_template("conv.c.j2").render(

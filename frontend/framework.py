@@ -188,7 +188,7 @@ class Parameter(Variable):
         self.regularizer = regularizer
         self.initializer = initializer
         self.need_clip = need_clip  # False: gradient clipping leaves this one's gradient alone
-        # Paddle's ParamAttr flags, kept as attributes: nothing in fluidc reads them
+        # Paddle's ParamAttr flags: moving averages read do_model_average
         self.do_model_average, self.is_distributed = do_model_average, is_distributed
 
 

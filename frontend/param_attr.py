@@ -8,7 +8,7 @@ class ParamAttr:
     """Paddle's ParamAttr: name, initializer, learning_rate, regularizer, trainable."""
 
     def __init__(self, name: str | None = None, initializer=None, learning_rate: float = 1.0,
-                 regularizer=None, trainable: bool = True, do_model_average: bool = False,
+                 regularizer=None, trainable: bool = True, do_model_average: bool = True,
                  need_clip: bool = True) -> None:
         self.name = name
         self.initializer = initializer
@@ -16,6 +16,7 @@ class ParamAttr:
         self.regularizer = regularizer
         self.trainable = trainable
         self.need_clip = need_clip
+        self.do_model_average = do_model_average  # read by ExponentialMovingAverage
 
     @staticmethod
     def to_attr(arg: Any) -> "ParamAttr | bool":

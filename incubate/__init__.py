@@ -1,2 +1,3 @@
-"""paddle.incubate: the incubating layers fluidc implements (paddle.incubate.layers.nn)."""
-from . import layers  # noqa: F401
+"""paddle.incubate: the incubating layers fluidc implements (paddle.incubate.layers.nn) and
+optimizers (paddle.incubate.optimizer)."""
+from . import layers, optimizer  # noqa: F401

@@ -10,6 +10,7 @@ from ..frontend.layers.api2.functional import (  # noqa: F401
     layer_norm, softmax_with_cross_entropy, softplus, softsign, square_error_cost, swish, tanh,
     unfold)
 from ..frontend.layers.api2.ctc import ctc_loss  # noqa: F401
+from . import functional_loss as loss  # noqa: F401,E402 (paddle.nn.functional.loss.edit_distance)
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

@@ -3,11 +3,14 @@ from ..passes.optimizer import (SGD, Adagrad, AdagradOptimizer, Adam, Adamax, Ad
                                 AdamOptimizer, AdamW, AdamWOptimizer, Lamb, LambOptimizer,
                                 Momentum, MomentumOptimizer, Optimizer, RMSProp, RMSPropOptimizer,
                                 SGDOptimizer)
+from ..frontend.layers.ema import ExponentialMovingAverage
+from ..passes.averaging import FluidModelAverage as ModelAverage, LookaheadOptimizer
 from . import lr
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adagrad", "RMSProp", "Adamax",
            "Lamb", "SGDOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdamWOptimizer",
-           "AdagradOptimizer", "RMSPropOptimizer", "AdamaxOptimizer", "LambOptimizer", "lr"]
+           "AdagradOptimizer", "RMSPropOptimizer", "AdamaxOptimizer", "LambOptimizer",
+           "ExponentialMovingAverage", "LookaheadOptimizer", "ModelAverage", "lr"]
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

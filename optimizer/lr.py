@@ -1,7 +1,7 @@
 """paddle.optimizer.lr: the learning-rate schedules, and the 1.x decay functions that build the
 rate into the program (exponential_decay, ..., linear_lr_warmup), which Paddle keeps here too."""
-from ..frontend.layers.learning_rate_scheduler import (cosine_decay, exponential_decay,
-                                                       inverse_time_decay, linear_lr_warmup,
+from ..frontend.layers.learning_rate_scheduler import (autoincreased_step_counter, cosine_decay,
+                                                       exponential_decay, inverse_time_decay, linear_lr_warmup,
                                                        natural_exp_decay, noam_decay,
                                                        piecewise_decay, polynomial_decay)
 from ..passes.lr_scheduler import (CosineAnnealingDecay, CosineAnnealingWarmRestarts, CyclicLR,
@@ -15,4 +15,5 @@ __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "Inv
            "LambdaDecay", "MultiplicativeDecay", "ReduceOnPlateau", "CosineAnnealingDecay",
            "OneCycleLR", "CyclicLR", "LinearLR", "CosineAnnealingWarmRestarts",
            "exponential_decay", "natural_exp_decay", "inverse_time_decay", "polynomial_decay",
-           "piecewise_decay", "cosine_decay", "noam_decay", "linear_lr_warmup"]
+           "piecewise_decay", "cosine_decay", "noam_decay", "linear_lr_warmup",
+           "autoincreased_step_counter"]

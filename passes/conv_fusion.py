@@ -21,7 +21,7 @@ for it (pool2d_argmax / pool2d_argmax_grad), so the grad does not pool X again.
 
 generated_pool: which pools the C backend generates (PoolKernel, codegen/c_pool.py) rather
 than calling torch's; generated_convs: which conv2d_fused (ConvKernel, codegen/c_conv.py),
-with which max pools taken in.
+with which pools taken in.
 """
 from __future__ import annotations
 
@@ -206,10 +206,10 @@ def _conv_fits(op: OpDesc, infos: dict[str, VarInfo]) -> bool:
 
 
 def pool_window(op: OpDesc, infos: dict[str, VarInfo]) -> tuple[int, int] | None:
-    """(kh, kw) when `op` is a max pool2d whose windows tile its input from the top left
-    corner, kh x kw each at strides of their size (no padding, no partial window), which a
-    generated conv takes as it makes its rows; else None."""
-    if op.type != "pool2d" or op.attrs.get("pooling_type") != "max":
+    """(kh, kw) when `op` is a max or average pool2d whose windows tile its input from the top
+    left corner, kh x kw each at strides of their size (no padding, no partial window, so an
+    average divides by kh * kw), which a generated conv takes as it makes its rows; else None."""
+    if op.type != "pool2d" or op.attrs.get("pooling_type") not in ("max", "avg"):
         return None
     a = op.attrs
     xshape = infos[op.input("X")[0]].shape
@@ -217,7 +217,7 @@ def pool_window(op: OpDesc, infos: dict[str, VarInfo]) -> tuple[int, int] | None
     hw = xshape[2:] if fmt == "NCHW" else xshape[1:3]
     spans = window_spans(a, hw, k, s, pads, out)
     size = [d[0][1] - d[0][0] if d else 0 for d in spans]
-    if min(size) < 1 or any(span[:2] != (i * z, i * z + z) for d, z in zip(spans, size)
+    if min(size) < 1 or any(span != (i * z, i * z + z, z) for d, z in zip(spans, size)
                             for i, span in enumerate(d)):
         return None
     return size[0], size[1]
@@ -226,9 +226,9 @@ def pool_window(op: OpDesc, infos: dict[str, VarInfo]) -> tuple[int, int] | None
 def generated_convs(ops: list[OpDesc], infos: dict[str, VarInfo],
                     keep: set[str]) -> tuple[set[str], set[str]]:
     """(the outputs of the conv2d_fused ops the C backend computes as generated code, a
-    ConvKernel: those that fit, `_conv_fits`; the outputs of the max pools taken in those
-    kernels: a generated pool whose windows tile the conv's result (`pool_window`), in its
-    layout, when it alone reads that result)."""
+    ConvKernel: those that fit, `_conv_fits`; the outputs of the pools taken in those kernels:
+    a generated max or average pool whose windows tile the conv's result (`pool_window`), in
+    its layout, when it alone reads that result)."""
     readers = _readers(ops)
     pools = {op.input("X")[0]: op for op in ops
              if generated_pool(op, infos) and pool_window(op, infos) is not None}

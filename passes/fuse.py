@@ -123,7 +123,7 @@ class ConvKernel(Fused):
     """A conv2d_fused computed by generated code (a direct convolution with its bias and
     activation), optionally after the transpose2 that made its Input, folded into its loads (it
     reads the transpose's X with permuted strides: the start of a channels-last chain), and
-    optionally followed by the max pool2d of its result, taken as its rows are made, and that
+    optionally followed by the pool2d of its result, taken as its rows are made, and that
     pool's transpose2, folded into the store (the end of a chain). Folded inputs and results
     are never stored."""
 

@@ -48,38 +48,37 @@ def _check_moments(learning_rate, beta1, beta2, epsilon) -> None:
     _non_negative("epsilon", epsilon)
 
 
-# What a parameter group (a dict in `parameters`) may set for its parameters, as Paddle's
-# _add_param_group does: weight_decay becomes each one's regularizer (the optimizer's when the
-# group gives none), learning_rate its optimize_attr multiplier (1.0 when none).
-GROUP_OPTIONS = ("params", "weight_decay", "learning_rate")
+def _is_set(name: str, value) -> None:
+    _check(value is not None, f"{name} is not set")
 
 
-def _ungrouped(params: list, weight_decay) -> list:
-    """The parameters of `params`, parameter groups unpacked into their parameters, each given
-    its group's weight_decay and learning_rate."""
-    if not any(isinstance(p, dict) for p in params):
-        return params
-    flat = []
-    for group in params:
-        if not isinstance(group, dict):
-            raise TypeError(f"`parameters` mixes parameter groups (dicts) with a "
-                            f"{type(group).__name__}; give every parameter in a group")
-        other = sorted(set(group) - set(GROUP_OPTIONS))
-        if other:
-            raise OptimizerArgumentError(f"parameter group options {other} are not supported "
-                                         f"by fluidc's optimizers; a group may set "
-                                         f"{list(GROUP_OPTIONS[1:])}")
-        decay = as_regularizer(group.get("weight_decay", weight_decay))
-        for p in group["params"]:
-            p.regularizer = decay
-            p.optimize_attr["learning_rate"] = group.get("learning_rate", 1.0)
-            flat.append(p)
-    return flat
+def _beta(name: str, value) -> None:
+    _is_set(name, value)
+    _unit_interval(name, value)
+
+
+def _decay_coeff(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} should be int, float or Tensor.")
+
+
+# What any parameter group (a dict in `parameters`) may set, as Paddle's _add_param_group:
+# weight_decay becomes each parameter's regularizer (the optimizer's when the group gives none;
+# an optimizer taking weight_decay as an option of its own, as AdamW, leaves regularizers
+# alone), learning_rate its optimize_attr multiplier (1.0 when none), grad_clip the clip of
+# the group's gradients (the optimizer's when none), which Paddle applies group by group.
+# Each optimizer's `_group_options` name what else its groups may set, as its
+# _update_param_group reads them, with the check its constructor makes of each.
+COMMON_GROUP_OPTIONS = ("weight_decay", "learning_rate", "grad_clip")
 
 
 class Optimizer:
     """Base: the learning-rate var, accumulators, clipping, decay and the update op each
     subclass appends per parameter."""
+
+    # option -> its check, for the options a parameter group may give this optimizer's
+    # parameters; the optimizer's own value of option x is its attribute _x
+    _group_options: dict = {}
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  name=None, parameter_list=None, regularization=None) -> None:
@@ -101,15 +100,85 @@ class Optimizer:
         self._learning_rate = learning_rate
         self.regularization = as_regularizer(
             weight_decay if weight_decay is not None else regularization)
-        self._parameter_list = _ungrouped(list(params), self.regularization) \
-            if params is not None else None
         self._grad_clip = grad_clip
+        # the options of each parameter group, and the group of each grouped parameter
+        self._groups: list[dict] = []
+        self._group_of: dict[str, int] = {}
+        self._parameter_list = self._ungrouped(list(params)) if params is not None else None
         self._name = name
         # The learning-rate var's dtype: the parameters', then (after backward) the loss's.
         self._dtype = self._parameter_list[0].dtype if self._parameter_list else None
         self._lr_vars: dict[int, Variable] = {}
         # accumulator name -> parameter name -> var, as Paddle keeps them
         self._accumulators: dict[str, dict[str, Variable]] = {}
+
+    # -- parameter groups -------------------------------------------------------------------
+    def _ungrouped(self, params: list) -> list:
+        """The parameters of `params`, parameter groups unpacked into their parameters, each
+        given its group's weight_decay and learning_rate, the group's options kept for
+        `_option`."""
+        if not any(isinstance(p, dict) for p in params):
+            return params
+        taken = COMMON_GROUP_OPTIONS + tuple(self._group_options)
+        flat = []
+        for group in params:
+            if not isinstance(group, dict):
+                raise TypeError(f"`parameters` mixes parameter groups (dicts) with a "
+                                f"{type(group).__name__}; give every parameter in a group")
+            if "params" not in group:
+                raise OptimizerArgumentError("a parameter group needs 'params', the list of "
+                                             "its parameters")
+            other = sorted(set(group) - {"params", *taken})
+            if other:
+                raise OptimizerArgumentError(
+                    f"parameter group options {other} are not options of "
+                    f"{type(self).__name__}; its groups may set {list(taken)}")
+            members = group["params"]
+            if isinstance(members, set):
+                raise TypeError("optimizer parameters should be in ordered collections, but "
+                                "received set, please use list instead.")
+            members = [members] if isinstance(members, Variable) else list(members)
+            options = {k: v for k, v in group.items() if k != "params"}
+            for k, v in options.items():
+                if self._group_options.get(k) is not None:
+                    self._group_options[k](k, v)
+            if options.get("grad_clip") is not None and \
+                    not isinstance(options["grad_clip"], ClipGradBase):
+                raise TypeError("a parameter group's 'grad_clip' should be an instance of "
+                                "ClipGradByValue, ClipGradByNorm or ClipGradByGlobalNorm")
+            decay = as_regularizer(options.get("weight_decay", self.regularization))
+            for p in members:
+                if p.name in self._group_of:
+                    raise OptimizerArgumentError(f"some parameters appear in more than one "
+                                                 f"parameter group: {p.name}")
+                self._group_of[p.name] = len(self._groups)
+                if "weight_decay" not in self._group_options:
+                    p.regularizer = decay
+                p.optimize_attr["learning_rate"] = options.get("learning_rate", 1.0)
+                flat.append(p)
+            self._groups.append(options)
+        return flat
+
+    def _option(self, param: Parameter, name: str):
+        """Option `name` for `param`: its parameter group's value, else the optimizer's."""
+        group = self._group_of.get(param.name)
+        if group is not None and name in self._groups[group]:
+            return self._groups[group][name]
+        return getattr(self, f"_{name}")
+
+    def _clip(self, params_grads):
+        """The gradients clipped group by group, each group by its own clip (the optimizer's
+        when it sets none), as Paddle's dygraph optimizers do (a global norm is each group's
+        own); parameters of no group by the optimizer's clip or set_gradient_clip's."""
+        by_group: dict = {}
+        for p, g in params_grads:
+            by_group.setdefault(self._group_of.get(p.name), []).append((p, g))
+        out = []
+        for group, pairs in by_group.items():
+            clip = self._grad_clip if group is None else \
+                self._groups[group].get("grad_clip", self._grad_clip)
+            out += clip(pairs) if clip is not None else append_gradient_clip_ops(pairs)
+        return sorted(out, key=lambda pg: pg[0].name)
 
     # -- vars -------------------------------------------------------------------------------
     def _lr_dtype(self) -> VarType:
@@ -143,13 +212,13 @@ class Optimizer:
         return var
 
     def _add_accumulator(self, name: str, param: Parameter, fill_value: float = 0.0,
-                         shape=None) -> Variable:
+                         shape=None, dtype=None) -> Variable:
         per_param = self._accumulators.setdefault(name, {})
         if param.name not in per_param:
             shape = list(param.shape) if shape is None else shape
             per_param[param.name] = self._create_persistable(
                 param.block.program, unique_name.generate(f"{param.name}_{name}"), shape,
-                param.dtype, fill_value)
+                param.dtype if dtype is None else convert_dtype(dtype), fill_value)
         return per_param[param.name]
 
     def _param_lr(self, param: Parameter, lr: Variable) -> Variable:
@@ -180,10 +249,7 @@ class Optimizer:
         # With no parameter (Paddle allows it) only the learning-rate var is made.
         program = params_grads[0][0].block.program if params_grads else default_main_program()
         with program_guard(program), op_role_guard(OpRole.Optimize):
-            if self._grad_clip is not None:
-                params_grads = self._grad_clip(params_grads)
-            else:
-                params_grads = append_gradient_clip_ops(params_grads)
+            params_grads = self._clip(params_grads)
             params_grads = self.append_regularization_ops(params_grads, self.regularization)
             # the updates go with the grads: to the global block, or to the grad block of a
             # loss made in a sub-block (append_backward), as Paddle's
@@ -241,6 +307,7 @@ class Momentum(Optimizer):
     (a float weight_decay, L2Decay, or a parameter's own L2Decay) is folded into the op."""
 
     _velocity_acc_str = "velocity"
+    _group_options = {"momentum": _is_set, "use_nesterov": None, "rescale_grad": None}
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
@@ -269,10 +336,11 @@ class Momentum(Optimizer):
         return block.append_op(
             "momentum", {"Param": [param], "Grad": [grad], "Velocity": [v], "LearningRate": [lr]},
             {"ParamOut": [param], "VelocityOut": [v]},
-            {"mu": float(self._momentum), "use_nesterov": self._use_nesterov,
+            {"mu": float(self._option(param, "momentum")),
+             "use_nesterov": bool(self._option(param, "use_nesterov")),
              "regularization_method": "l2_decay" if l2 is not None else "",
              "regularization_coeff": float(l2._coeff) if l2 is not None else 0.0,
-             "rescale_grad": float(self._rescale_grad)})
+             "rescale_grad": float(self._option(param, "rescale_grad"))})
 
 
 class Adam(Optimizer):
@@ -283,6 +351,8 @@ class Adam(Optimizer):
     _beta1_pow_acc_str = "beta1_pow_acc"
     _beta2_pow_acc_str = "beta2_pow_acc"
     _op_type = "adam"
+    _group_options = {"beta1": _beta, "beta2": _beta, "epsilon": _non_negative,
+                      "lazy_mode": None}
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
@@ -299,16 +369,17 @@ class Adam(Optimizer):
     def _adam_io(self, param, grad, lr):
         m1 = self._add_accumulator(self._moment1_acc_str, param)
         m2 = self._add_accumulator(self._moment2_acc_str, param)
+        beta1, beta2 = self._option(param, "beta1"), self._option(param, "beta2")
         b1 = self._add_accumulator(self._beta1_pow_acc_str, param,
-                                   self._beta_value(self._beta1, 0.9), [1])
+                                   self._beta_value(beta1, 0.9), [1])
         b2 = self._add_accumulator(self._beta2_pow_acc_str, param,
-                                   self._beta_value(self._beta2, 0.999), [1])
+                                   self._beta_value(beta2, 0.999), [1])
         ins = {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment1": [m1],
                "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]}
         outs = {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2],
                 "Beta1PowOut": [b1], "Beta2PowOut": [b2]}
-        attrs = {"epsilon": float(self._epsilon)}
-        for k, beta in (("1", self._beta1), ("2", self._beta2)):
+        attrs = {"epsilon": float(self._option(param, "epsilon"))}
+        for k, beta in (("1", beta1), ("2", beta2)):
             if isinstance(beta, Variable):
                 ins[f"Beta{k}Tensor"] = [beta]
             else:
@@ -322,7 +393,8 @@ class Adam(Optimizer):
     def _append_optimize_op(self, block, param, grad, lr):
         ins, outs, attrs = self._adam_io(param, grad, lr)
         return block.append_op(self._op_type, ins, outs,
-                               {**attrs, "lazy_mode": self._lazy_mode, **self._extra_attrs(param)})
+                               {**attrs, "lazy_mode": bool(self._option(param, "lazy_mode")),
+                                **self._extra_attrs(param)})
 
     def _extra_attrs(self, param) -> dict:
         return {}
@@ -333,32 +405,34 @@ class AdamW(Adam):
     parameters apply_decay_param_fun(name) accepts (all by default)."""
 
     _op_type = "adamw"
+    _group_options = {**Adam._group_options, "weight_decay": _decay_coeff}
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
                  grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
                  name=None):
-        if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float)):
-            raise TypeError("weight_decay should be int, float or Tensor.")
+        _decay_coeff("weight_decay", weight_decay)
         if lr_ratio is not None and not callable(lr_ratio):
             raise TypeError(f"lr_ratio should be a function of the parameter, got "
                             f"{type(lr_ratio).__name__}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          lazy_mode, multi_precision, amsgrad=amsgrad, name=name)
-        self._coeff = float(weight_decay)
+        self._weight_decay = float(weight_decay)
         self._lr_ratio = lr_ratio
         self._apply_decay_param_fun = apply_decay_param_fun
 
     def _extra_attrs(self, param) -> dict:
         decay = self._apply_decay_param_fun is None or bool(self._apply_decay_param_fun(param.name))
         ratio = 1.0 if self._lr_ratio is None else float(self._lr_ratio(param))
-        return {"coeff": float(self._coeff), "with_decay": decay, "lr_ratio": float(ratio)}
+        return {"coeff": float(self._option(param, "weight_decay")), "with_decay": decay,
+                "lr_ratio": float(ratio)}
 
 
 class Adagrad(Optimizer):
     """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon)."""
 
     _moment_acc_str = "moment"
+    _group_options = {"epsilon": _is_set, "initial_accumulator_value": None}
 
     def __init__(self, learning_rate=0.001, epsilon=1e-6, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, initial_accumulator_value=0.0, parameter_list=None,
@@ -368,13 +442,15 @@ class Adagrad(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
                          regularization)
         self._epsilon = epsilon
-        self._initial = initial_accumulator_value
+        self._initial_accumulator_value = initial_accumulator_value
 
     def _append_optimize_op(self, block, param, grad, lr):
-        m = self._add_accumulator(self._moment_acc_str, param, self._initial)
+        m = self._add_accumulator(self._moment_acc_str, param,
+                                  self._option(param, "initial_accumulator_value"))
         return block.append_op(
             "adagrad", {"Param": [param], "Grad": [grad], "Moment": [m], "LearningRate": [lr]},
-            {"ParamOut": [param], "MomentOut": [m]}, {"epsilon": float(self._epsilon)})
+            {"ParamOut": [param], "MomentOut": [m]},
+            {"epsilon": float(self._option(param, "epsilon"))})
 
 
 class RMSProp(Optimizer):
@@ -384,6 +460,8 @@ class RMSProp(Optimizer):
     _momentum_acc_str = "momentum"
     _mean_square_acc_str = "mean_square"
     _mean_grad_acc_str = "mean_grad"
+    _group_options = {"rho": _non_negative, "epsilon": _non_negative, "momentum": _non_negative,
+                      "centered": None}
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-6, momentum=0.0,
                  centered=False, parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -405,8 +483,10 @@ class RMSProp(Optimizer):
                         "MeanGrad": [mg], "LearningRate": [lr]},
             {"ParamOut": [param], "MomentOut": [mom], "MeanSquareOut": [ms],
              "MeanGradOut": [mg]},
-            {"epsilon": float(self._epsilon), "decay": float(self._rho),
-             "momentum": float(self._momentum), "centered": self._centered})
+            {"epsilon": float(self._option(param, "epsilon")),
+             "decay": float(self._option(param, "rho")),
+             "momentum": float(self._option(param, "momentum")),
+             "centered": bool(self._option(param, "centered"))})
 
 
 class Adamax(Optimizer):
@@ -415,6 +495,7 @@ class Adamax(Optimizer):
     _moment_acc_str = "moment"
     _inf_norm_acc_str = "inf_norm"
     _beta1_pow_acc_str = "beta1_pow_acc"
+    _group_options = {"beta1": _beta, "beta2": _beta, "epsilon": _non_negative}
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -427,13 +508,14 @@ class Adamax(Optimizer):
     def _append_optimize_op(self, block, param, grad, lr):
         m = self._add_accumulator(self._moment_acc_str, param)
         u = self._add_accumulator(self._inf_norm_acc_str, param)
-        b1 = self._add_accumulator(self._beta1_pow_acc_str, param, self._beta1, [1])
+        beta1 = self._option(param, "beta1")
+        b1 = self._add_accumulator(self._beta1_pow_acc_str, param, beta1, [1])
         return block.append_op(
             "adamax", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment": [m],
                        "InfNorm": [u], "Beta1Pow": [b1]},
             {"ParamOut": [param], "MomentOut": [m], "InfNormOut": [u]},
-            {"beta1": float(self._beta1), "beta2": float(self._beta2),
-             "epsilon": float(self._epsilon)})
+            {"beta1": float(beta1), "beta2": float(self._option(param, "beta2")),
+             "epsilon": float(self._option(param, "epsilon"))})
 
     def _finish_update(self, params_grads) -> None:
         for p, g in params_grads:
@@ -441,7 +523,8 @@ class Adamax(Optimizer):
                 continue
             b1 = self._accumulators[self._beta1_pow_acc_str][p.name]
             g.block.append_op("scale", {"X": [b1]}, {"Out": [b1]},
-                              {"scale": float(self._beta1), "bias": 0.0, "bias_after_scale": True})
+                              {"scale": float(self._option(p, "beta1")), "bias": 0.0,
+                               "bias_after_scale": True})
 
 
 class Lamb(Optimizer):
@@ -452,6 +535,8 @@ class Lamb(Optimizer):
     _moment2_acc_str = "moment2"
     _beta1_pow_acc_str = "beta1_pow_acc"
     _beta2_pow_acc_str = "beta2_pow_acc"
+    _group_options = {"beta1": _is_set, "beta2": _is_set, "epsilon": _is_set,
+                      "lamb_weight_decay": None, "exclude_from_weight_decay_fn": None}
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
@@ -464,22 +549,25 @@ class Lamb(Optimizer):
                          regularization)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._lamb_weight_decay = lamb_weight_decay
-        self._exclude = exclude_from_weight_decay_fn
+        self._exclude_from_weight_decay_fn = exclude_from_weight_decay_fn
         self._always_adapt = bool(always_adapt)
 
     def _append_optimize_op(self, block, param, grad, lr):
         m1 = self._add_accumulator(self._moment1_acc_str, param)
         m2 = self._add_accumulator(self._moment2_acc_str, param)
-        b1 = self._add_accumulator(self._beta1_pow_acc_str, param, self._beta1, [1])
-        b2 = self._add_accumulator(self._beta2_pow_acc_str, param, self._beta2, [1])
-        decay = 0.0 if self._exclude is not None and self._exclude(param) else \
-            self._lamb_weight_decay
+        beta1, beta2 = self._option(param, "beta1"), self._option(param, "beta2")
+        b1 = self._add_accumulator(self._beta1_pow_acc_str, param, beta1, [1])
+        b2 = self._add_accumulator(self._beta2_pow_acc_str, param, beta2, [1])
+        exclude = self._option(param, "exclude_from_weight_decay_fn")
+        decay = 0.0 if exclude is not None and exclude(param) else \
+            self._option(param, "lamb_weight_decay")
         return block.append_op(
             "lamb", {"Param": [param], "Grad": [grad], "LearningRate": [lr], "Moment1": [m1],
                      "Moment2": [m2], "Beta1Pow": [b1], "Beta2Pow": [b2]},
             {"ParamOut": [param], "Moment1Out": [m1], "Moment2Out": [m2], "Beta1PowOut": [b1],
              "Beta2PowOut": [b2]},
-            {"beta1": float(self._beta1), "beta2": float(self._beta2), "epsilon": float(self._epsilon),
+            {"beta1": float(beta1), "beta2": float(beta2),
+             "epsilon": float(self._option(param, "epsilon")),
              "weight_decay": float(decay), "always_adapt": self._always_adapt})
 
 

@@ -187,6 +187,9 @@ class Executor:
             if isinstance(item, list):
                 for x in item:
                     take(x)
+            elif isinstance(item, tuple) and all(isinstance(x, (str, Variable)) for x in item):
+                for x in item:  # a layer's tuple of outputs (Paddle's _check_fetch_list)
+                    take(x)
             elif isinstance(item, tuple):
                 if not isinstance(item[0], (list, tuple)):
                     raise TypeError(f"Requires fetch_list[{i}][0] shall be one of (list, tuple) "

@@ -2,6 +2,7 @@
 from ..frontend.framework import (Operator, Parameter, Program, Variable, default_main_program,
                                   default_startup_program, program_guard)
 from ..frontend.layers.control_flow import Print
+from ..frontend.layers.ema import ExponentialMovingAverage
 from ..frontend.layers.metric import auc
 from ..frontend.layers.nn import accuracy
 from ..frontend.layers.tensor import create_global_var, create_parameter, static_data as data
@@ -22,7 +23,7 @@ from . import io, nn
 from ..dygraph.jit import InputSpec
 
 __all__ = ["Operator", "Parameter", "Program", "Variable", "default_main_program",
-           "default_startup_program", "program_guard", "Print", "accuracy", "auc",
+           "default_startup_program", "program_guard", "ExponentialMovingAverage", "Print", "accuracy", "auc",
            "create_global_var", "create_parameter", "data", "append_backward", "gradients", "BuildStrategy",
            "CompiledProgram", "ExecutionStrategy", "ParallelExecutor", "DataFeeder", "CPUPlace",
            "CUDAPinnedPlace", "CUDAPlace",

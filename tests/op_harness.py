@@ -71,8 +71,11 @@ def run_c(program, feed: dict, fetch: list[str], scope=None) -> list[np.ndarray]
 
 
 def run_reference(program, feed: dict, fetch: list[str], scope=None) -> list[np.ndarray]:
-    """Run on the numpy reference executor."""
-    return ReferencePlan(program, list(feed), fetch).run(
+    """Run on the numpy reference executor (LoD tensors fed as their arrays and LoDs)."""
+    lods = {n: tuple(map(tuple, v.lod())) for n, v in feed.items()
+            if isinstance(v, fluid.LoDTensor) and v.lod()}
+    feed = {n: np.asarray(v) if n in lods else v for n, v in feed.items()}
+    return ReferencePlan(program, list(feed), fetch, lods).run(
         feed, scope if scope is not None else fluid.Scope())
 
 

@@ -135,7 +135,7 @@ def test_inspect_saved_model_lists_vars_with_sizes_and_compiled_steps(capsys):
     main(["inspect", str(model), "--batch", "2"])
     out = capsys.readouterr().out
     assert "persistable bytes" in out and "conv2d_0.w_0" in out
-    assert "== compiled for batch 2" in out and "extern conv2d" in out
+    assert "== compiled for batch 2" in out and "conv2d_fused" in out  # a generated conv
     main(["codegen", str(model), "--batch", "2"])
     numbers = re.findall(r"static void kernel_(\d+)_\w+\(", capsys.readouterr().out)
     assert numbers  # each kernel is named by its step number in inspect's listing

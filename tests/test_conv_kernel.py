@@ -1,10 +1,10 @@
 """Generated convolutions (codegen/c_conv.py, ConvKernel): an inference conv2d_fused whose
-packed filter is small enough is a direct kernel, with the max pool reading its result alone
-taken in when that pool's windows tile it; the transpose2 alone making its Input (the start of
-a channels-last chain) is folded into its loads, the one after its pool into its stores. Random
-convs (channels, kernel sizes, strides, paddings of 2 and
-4 values, dilations, output channel counts past a vector and with a tail, bias or not, relu or
-not, batch_norm folded or not, NCHW and NHWC, pools of every window shape the rule takes or
+packed filter is small enough is a direct kernel, with the max or average pool reading its
+result alone taken in when that pool's windows tile it; the transpose2 alone making its Input
+(the start of a channels-last chain) is folded into its loads, the one after its pool into its
+stores. Random convs (channels, kernel sizes, strides, paddings of 2 and 4 values, dilations,
+output channel counts past a vector and with a tail, bias or not, relu or not, batch_norm
+folded or not, NCHW and NHWC, max and average pools of every window shape the rule takes or
 refuses, conv + pool chains) against the numpy reference executor and the unfused plan
 (torch's convolution and pool)."""
 import numpy as np
@@ -18,10 +18,14 @@ from fluidc.passes.pipeline import lower_for_batch
 from op_harness import assert_same, run_reference, seeded
 
 TOL = {"float32": (2e-5, 2e-5), "float64": (1e-12, 1e-12)}
-# max pools after a conv: (pool_size, stride, padding, global, whether the conv takes it in)
-POOLS = [(2, 2, 0, False, True), (3, 3, 0, False, True), ([2, 3], [2, 3], 0, False, True),
-         (1, 1, 0, False, True), (2, 2, 0, True, True),  # global: one window over the map
-         (3, 2, 0, False, False), (2, 2, 1, False, False), (2, 1, 0, False, False)]
+# pools after a conv: (type, pool_size, stride, padding, global, whether the conv takes it in)
+POOLS = [("max", 2, 2, 0, False, True), ("max", 3, 3, 0, False, True),
+         ("max", [2, 3], [2, 3], 0, False, True), ("max", 1, 1, 0, False, True),
+         ("max", 2, 2, 0, True, True),  # global: one window over the map
+         ("max", 3, 2, 0, False, False), ("max", 2, 2, 1, False, False),
+         ("max", 2, 1, 0, False, False), ("avg", 2, 2, 0, False, True),
+         ("avg", [3, 2], [3, 2], 0, False, True), ("avg", 2, 2, 0, True, True),
+         ("avg", 2, 2, 1, False, False), ("avg", 3, 2, 0, False, False)]
 
 
 def _conv_steps(program, feed, fetch) -> list[list[str]]:
@@ -52,8 +56,8 @@ def _conv(rng, x, fmt: str, wide: bool):
 
 
 def _pool(y, fmt: str, pool):
-    size, stride, padding, global_, _ = pool
-    return fluid.layers.pool2d(y, size, "max", stride, padding, global_pooling=global_,
+    type_, size, stride, padding, global_, _ = pool
+    return fluid.layers.pool2d(y, size, type_, stride, padding, global_pooling=global_,
                                data_format=fmt)
 
 

@@ -164,3 +164,30 @@ def test_feeds_are_read_in_place_never_written():
     odd = np.asfortranarray(x)  # so is a non-contiguous one
     np.testing.assert_array_equal(exe.run(main, feed={"x": odd}, fetch_list=[y],
                                           scope=scope)[0], again)
+
+
+def test_concurrent_runs_each_use_their_own_arrays():
+    """Runs in several threads at once (each on an instance of its own, with its own library
+    call tensors) each get the product of their own feed."""
+    import threading
+    main, _, y, z = _batched_product_program()
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    rng = np.random.default_rng(2)
+    feeds = [rng.standard_normal((8, 64, 64)).astype("float32") for _ in range(4)]
+    exe.run(main, feed={"x": feeds[0]}, fetch_list=[y, z], scope=scope)  # compiled once
+    errors = []
+
+    def work(f):
+        try:
+            for _ in range(5):
+                got, = exe.run(main, feed={"x": f}, fetch_list=[y], scope=scope)
+                np.testing.assert_allclose(got, np.matmul(f, f.transpose(0, 2, 1)),
+                                           rtol=1e-5, atol=1e-4)
+        except Exception as e:  # noqa: BLE001 (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(f,)) for f in feeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]

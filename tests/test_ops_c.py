@@ -236,6 +236,22 @@ add("auc", Case({"Predict": P((8, 2)), "Label": I((8, 1), -1, 3), "StatPos": I((
     Case({"Predict": P((8, 2)), "Label": I((8, 1), 0, 2), "StatPos": I((1, 8), 0, 5),
           "StatNeg": I((1, 8), 0, 5)}, {"num_thresholds": 7, "slide_steps": 0},
          dtypes=("float32",), label="global"))
+_ACC = {"param": f(3, 4), "in_sum_1": f(3, 4), "in_sum_2": f(3, 4), "in_sum_3": f(3, 4)}
+add("average_accumulates",
+    Case({**_ACC, "in_num_accumulates": I((1,), 0, 3), "in_old_num_accumulates": I((1,), 0, 9),
+          "in_num_updates": I((1,), 0, 20)},
+         {"average_window": 0.3, "min_average_window": 2, "max_average_window": 4}),
+    Case({**_ACC, "in_num_accumulates": Const([5], "int64"),
+          "in_old_num_accumulates": Const([2], "int64"),
+          "in_num_updates": Const([16383], "int64")},
+         {"average_window": 0.5, "min_average_window": 2, "max_average_window": 6},
+         label="spill_and_restart"))
+add("precision_recall",
+    Case({"MaxProbs": f(8, 1, **POS), "Indices": I((8, 1), 0, 4, "int32"),
+          "Labels": I((8, 1), 0, 4, "int32")}, {"class_number": 4}),
+    Case({"MaxProbs": f(8, 1, **POS), "Indices": I((8, 1), 0, 4, "int32"),
+          "Labels": I((8, 1), 0, 4, "int32"), "Weights": f(8, 1, **POS),
+          "StatesInfo": f(4, 4, **POS)}, {"class_number": 4}, label="weighted"))
 add("dropout", *[Case({"X": f(*S)}, {"is_test": True, "dropout_prob": 0.3,
                                       "dropout_implementation": impl}, label=impl)
                  for impl in ("downgrade_in_infer", "upscale_in_train")])

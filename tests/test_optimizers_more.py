@@ -190,8 +190,10 @@ def test_names_1x_and_2x():
     (lambda: paddle.optimizer.SGD(0.1, weight_decay="l2"), TypeError),
     (lambda: paddle.optimizer.SGD(1), TypeError),  # Paddle takes a float rate, not an int
     (lambda: paddle.optimizer.Adam(0.1, parameters={"params": []}), TypeError),
-    # parameter groups: only weight_decay and learning_rate per group; all or none are groups
-    (lambda: paddle.optimizer.Adam(0.1, parameters=[{"params": [], "beta1": 0.5}]), ValueError),
+    # parameter groups: only the options the optimizer takes per group; all or none are groups
+    (lambda: paddle.optimizer.Adam(0.1, parameters=[{"params": [], "momentum": 0.5}]),
+     ValueError),
+    (lambda: paddle.optimizer.Adam(0.1, parameters=[{"params": [], "beta1": 1.5}]), ValueError),
     (lambda: paddle.optimizer.Adam(0.1, parameters=[{"params": []}, 3]), TypeError),
 ])
 def test_argument_errors(make, error):

@@ -7,6 +7,7 @@ BuildStrategy below, with and without fluid.memory_optimize on the program, and 
 reference executor must give Paddle's numbers, run after run."""
 import os
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -84,6 +85,52 @@ def test_fluidc_built_program_gives_paddles_numbers(case):
     want = [DATA[f"{case}/out/{i}"] for i in range(len(names))]
     assert names == [str(n) for n in DATA[f"{case}/fetch_names"]]
     check(program, feed, names, want, f"seed {case}", memory_optimize=(False,))
+
+
+def _other_feeds(feed, k):
+    """The feed's arrays drawn again (flags and indices too), for the k-th run."""
+    rng = np.random.default_rng(1000 + k)
+    return {n: np.array([bool(rng.integers(2))]) if v.dtype == np.bool_ else
+            rng.integers(0, 4, v.shape).astype(v.dtype) if v.dtype == np.int64 else
+            rng.uniform(-1, 1, v.shape).astype(v.dtype) for n, v in feed.items()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_threads_running_one_program_equal_serial_runs(seed):
+    """Four threads run one compiled program (control flow: sub-block plans, their runs) on
+    eight feeds, switching threads every few microseconds: each result equals the serial
+    run's bit for bit."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        with unique_name.guard():
+            program, feed, names = random_control_flow.build(paddle, seed)
+        feeds = [_other_feeds(feed, k) for k in range(8)]
+        scope = fluid.Scope()
+        serial = [fluid.Executor(fluid.CPUPlace()).run(program, feed=dict(f), fetch_list=names,
+                                                       scope=scope) for f in feeds]
+        exe, compiled = fluid.Executor(fluid.CPUPlace()), fluid.CompiledProgram(program)
+        got, errors = [], []
+
+        def worker(t):
+            try:
+                for k in list(range(len(feeds)))[t % 2::2] * 2:
+                    got.append((k, exe.run(compiled, feed=dict(feeds[k]), fetch_list=names,
+                                           scope=scope)))
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+        threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert not errors, errors
+    assert len(got) == 4 * 8
+    for k, outs in got:
+        for name, g, w in zip(names, outs, serial[k]):
+            np.testing.assert_array_equal(g, w, err_msg=f"seed {seed} feed {k} {name}")
 
 
 # -- the smallest programs of the wrong results the random programs found ------------------

@@ -142,7 +142,7 @@ def build(seed, size=8):
                 fetch_extra.append(s)
                 v = paddle.concat([s, a[:, : C - s.shape[1]]], axis=1)
             elif k == 20:
-                v = paddle.flip(a, axis=[r(2)])
+                v = paddle.gather(a, perm_idx, axis=0)  # a permutation of the rows
             else:
                 v = paddle.tanh(a)
             pool.append(v)

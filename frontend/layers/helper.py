@@ -163,6 +163,7 @@ class LayerHelper:
             name, shape, dtype, trainable=attr.trainable, regularizer=attr.regularizer,
             optimize_attr={"learning_rate": attr.learning_rate})
         param.need_clip = attr.need_clip  # read by gradient clipping
+        param.do_model_average = attr.do_model_average  # moving averages take it
         if main is startup:  # dygraph: initialized at once
             init(param, main.global_block())
             return param

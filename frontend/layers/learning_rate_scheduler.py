@@ -50,18 +50,29 @@ def _times(lr, x: Variable) -> Variable:
     return _binary("elementwise_mul", x, lr) if isinstance(lr, Variable) else _scale(x, lr)
 
 
-def _decay_step_counter(begin: int = 0) -> Variable:
-    """The float32 step: the persistable int64 counter, begin on the first run, +1 each run."""
+def autoincreased_step_counter(counter_name: str | None = None, begin: int = 1,
+                               step: int = 1) -> Variable:
+    """The persistable int64 [1] counter `counter_name` (Paddle's '@STEP_COUNTER@' by
+    default): `begin` on the first run of the main program, + `step` each run (an `increment`
+    prepended to the main program once per counter, as Paddle's)."""
+    name = counter_name or "@STEP_COUNTER@"
     block = default_main_program().global_block()
-    counter = block._find_var_recursive(COUNTER)
+    counter = block._find_var_recursive(name)
     if counter is None:
-        counter = block.create_var(name=COUNTER, shape=[1], dtype="int64", persistable=True,
+        counter = block.create_var(name=name, shape=[1], dtype="int64", persistable=True,
                                    stop_gradient=True)
         startup = default_startup_program().global_block()
-        Constant(begin - 1)(startup.create_var(name=COUNTER, shape=[1], dtype="int64",
+        Constant(begin - 1)(startup.create_var(name=name, shape=[1], dtype="int64",
                                                persistable=True), startup)
-        with op_role_guard(OpRole.LRSched):
-            block._prepend_op("increment", {"X": [counter]}, {"Out": [counter]}, {"step": 1.0})
+        block._prepend_op("increment", {"X": [counter]}, {"Out": [counter]},
+                          {"step": float(step)})
+    return counter
+
+
+def _decay_step_counter(begin: int = 0) -> Variable:
+    """The float32 step: the persistable int64 counter, begin on the first run, +1 each run."""
+    with op_role_guard(OpRole.LRSched):
+        counter = autoincreased_step_counter(COUNTER, begin)
     return _op("cast", {"X": counter}, {"in_dtype": int(VarType.INT64),
                                          "out_dtype": int(VarType.FP32)})
 
