@@ -33,8 +33,8 @@ def test_sgd():
     assert env["p"].dtype == np.float32
 
 
-@pytest.mark.parametrize("nesterov", [False, True])
-def test_momentum(nesterov):
+@pytest.mark.parametrize("nesterov,rescale", [(False, 1.0), (True, 1.0), (False, 0.25)])
+def test_momentum(nesterov, rescale):
     out = _infer("momentum", {"Param": (-1, 4), "Grad": (-1, 4), "Velocity": (-1, 4),
                               "LearningRate": (1,)}, {"mu": 0.9})
     assert out["ParamOut"][0].shape == out["VelocityOut"][0].shape == (-1, 4)
@@ -44,12 +44,13 @@ def test_momentum(nesterov):
     env = {"p": p, "v": np.zeros_like(p), "lr": np.array([0.05])}
     op = OpDesc("momentum", {"Param": ["p"], "Grad": ["g"], "Velocity": ["v"],
                              "LearningRate": ["lr"]}, {"ParamOut": ["p"], "VelocityOut": ["v"]},
-                {"mu": 0.9, "use_nesterov": nesterov})
+                {"mu": 0.9, "use_nesterov": nesterov, "rescale_grad": rescale})
     for _ in range(3):  # torch's momentum buffer matches Paddle's velocity (v = mu*v + g)
         g = RNG.standard_normal(p.shape)
         env["g"] = g
         run_ops([op], env)
-        tp.grad = torch.from_numpy(g)
+        # rescale_grad scales the gradient, as documented (docs/numerics.md)
+        tp.grad = torch.from_numpy(g * rescale)
         opt.step()
     np.testing.assert_allclose(env["p"], tp.detach().numpy(), rtol=1e-10)
 
