@@ -222,3 +222,26 @@ def test_edit_distance_in_dygraph_returns_paddles_order():
             np.testing.assert_array_equal(dist.numpy(), np.array(want, np.float32)[:, None])
     finally:
         paddle.enable_static()
+
+
+def test_one_program_over_batches_of_different_lods():
+    """Plans are per LoD: the same chunk_eval / edit_distance program run on batches with other
+    sequence boundaries counts each batch by its own LoD (the reference executor agrees)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [-1, 1], "int64", lod_level=1)
+        y = fluid.data("y", [-1, 1], "int64", lod_level=1)
+        counts = fluid.layers.chunk_eval(x, y, "IOB", 2)[3:]
+        dist, num = fluid.layers.edit_distance(x, y, normalized=False)
+    tags_x = np.array([0, 1, 2, 3, 4, 0, 1, 1], np.int64)
+    tags_y = np.array([0, 1, 2, 4, 4, 0, 0, 1], np.int64)
+    exe = fluid.Executor(fluid.CPUPlace())
+    for lengths in ([8], [3, 5], [2, 2, 4], [4, 0, 4]):
+        feed = {"x": lod_tensor(tags_x, lengths), "y": lod_tensor(tags_y, lengths)}
+        fetch = list(counts) + [dist, num]
+        runs = fused_unfused_reference(main, feed, fetch)
+        got = exe.run(main, feed=feed, fetch_list=fetch)
+        for how, values in runs.items():
+            for a, b in zip(values, got):
+                np.testing.assert_array_equal(a, b, err_msg=f"{how} {lengths}")
+        assert got[-2].shape == (len(lengths), 1) and got[-1][0] == len(lengths)

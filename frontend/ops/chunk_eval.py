@@ -3,10 +3,12 @@ spans) found in tagged sequences, Inference against Label, as Paddle's kernel co
 
 A tag t encodes tag kind t % num_tag_types and chunk type t / num_tag_types (C's truncating
 division); chunk type num_chunk_types is "outside" (O). The schemes: IOB (B=0, I=1), IOE (I=0,
-E=1), IOBES (B=0, I=1, E=2, S=3) and plain (every token of a type is its own kind; a run of
-one type is one chunk). A chunk ends and begins by Paddle's ChunkEnd / ChunkBegin rules; a
+E=1), IOBES (B=0, I=1, E=2, S=3) and plain (a tag is its chunk type: a run of one type is
+one chunk). A chunk ends and begins by Paddle's ChunkEnd / ChunkBegin rules; a
 chunk is correct when both sequences have it with the same begin, end and type. Chunks of
-excluded_chunk_types count nowhere. Tags above num_chunk_types * num_tag_types are an error.
+excluded_chunk_types count nowhere. Tags above num_chunk_types * num_tag_types are an error;
+negative ones are read as Paddle reads them (no lower bound), where a kind of -1 also matches the
+tag kinds a scheme lacks, so the rules are tested in Paddle's order.
 
 Two input forms, as Paddle's: LoD (Inference / Label [sum T, 1] int64 with one equal LoD
 level) and padded (Inference / Label [B, max_T] or [B, max_T, 1], SeqLength [B] int64: row b's
@@ -81,11 +83,11 @@ def segments(tags: np.ndarray, num_chunk_types: int, scheme: tuple[int, ...]) ->
             return type_ != other
         if type_ == other:
             return False
-        if type_ != prev_type or tag in (begin, single):
+        if type_ != prev_type or tag == begin:
             return True
-        if tag in (inside, end):
+        if tag in (inside, end):  # before `single`: a scheme's absent tags are all -1
             return prev_tag in (end, single)
-        return False
+        return tag == single
 
     found, start, in_chunk, tag, type_ = [], 0, False, -1, other
     for i, t in enumerate(int(v) for v in tags):

@@ -120,15 +120,13 @@ def levenshtein_rows(pairs) -> np.ndarray:
 
 def _distances(ins, a, levenshtein) -> dict:
     pairs = _pairs({k: v for k, v in ins.items() if v}, a)
-    out = np.zeros((len(pairs), 1), np.float32)
-    for i, (_, ref) in enumerate(pairs):
-        if a["normalized"] and len(ref) == 0:
-            raise OpError(f"op 'edit_distance': reference {i} is empty, which normalized=True "
-                          f"cannot divide by")
-    for i, (d, (_, ref)) in enumerate(zip(levenshtein(pairs), pairs)):
-        d = np.float32(d)
-        out[i, 0] = d / np.float32(len(ref)) if a["normalized"] else d
-    return {"Out": [out], "SequenceNum": [np.array([len(pairs)], np.int64)]}
+    ref_len = np.array([len(ref) for _, ref in pairs], np.float32).reshape(-1, 1)
+    if a["normalized"] and (ref_len == 0).any():
+        raise OpError(f"op 'edit_distance': reference {int(np.argmin(ref_len))} is empty, "
+                      f"which normalized=True cannot divide by")
+    out = np.asarray(levenshtein(pairs), np.float32).reshape(-1, 1)
+    return {"Out": [out / ref_len if a["normalized"] else out],
+            "SequenceNum": [np.array([len(pairs)], np.int64)]}
 
 
 def _ref(ins, a):
