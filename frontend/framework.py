@@ -329,6 +329,13 @@ class Block:
         self.program._bump()
         return v
 
+    def _clone_variable(self, var: Variable, force_persistable: bool = True) -> Variable:
+        """var (of another program) declared in this block under its name, shape and dtype;
+        persistable unless force_persistable is False (then as var is), as Paddle's."""
+        return self.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
+                               lod_level=var.lod_level,
+                               persistable=force_persistable or var.persistable)
+
     def create_parameter(self, name: str, shape, dtype, **kwargs: Any) -> Parameter:
         """A new Parameter in this block; with an initializer, its op is appended here too
         unless an op of the global block writes the parameter already (Paddle's rule)."""

@@ -30,14 +30,6 @@ _SUMS = ("sum_1", "sum_2", "sum_3")
 _COUNTERS = ("num_accumulates", "old_num_accumulates", "num_updates")
 
 
-def _clone(block, var: Variable) -> Variable:
-    """var declared in another program's block (Paddle's Block._clone_variable)."""
-    if block.has_var(var.name):
-        return block.var(var.name)
-    return block.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
-                            persistable=var.persistable, stop_gradient=True)
-
-
 def _static_only(name: str) -> None:
     if in_dygraph_mode():
         raise OptimizerArgumentError(f"fluidc's {name} works in static programs "
@@ -71,8 +63,8 @@ class ModelAverage(Optimizer):
         with program_guard(self.restore_program):
             for p in params:
                 block = self.restore_program.global_block()
-                assign(_clone(block, self._accumulators["restore"][p.name]),
-                       output=_clone(block, p))
+                assign(block._clone_variable(self._accumulators["restore"][p.name]),
+                       output=block._clone_variable(p))
 
     def _averaged(self) -> list:
         """The parameters averaged: those given, else all of the main program."""
@@ -91,9 +83,9 @@ class ModelAverage(Optimizer):
                    "max_average_window": int(self.max_average_window)})
 
     def _add_average_apply_op(self, block, param) -> None:
-        acc = {n: _clone(block, self._accumulators[n][param.name])
+        acc = {n: block._clone_variable(self._accumulators[n][param.name])
                for n in _SUMS + _COUNTERS + ("restore",)}
-        param = _clone(block, param)
+        param = block._clone_variable(param)
         assign(param, output=acc["restore"])
         count = cast(sums([acc["num_accumulates"], acc["old_num_accumulates"]]), "float32")
         total = cast(sums([acc[n] for n in _SUMS]), "float32")

@@ -115,7 +115,7 @@ class Executor:
         fetch_list = fetch_list or ()
         if isinstance(fetch_list, (str, Variable)):  # Paddle takes one target unlisted too
             fetch_list = [fetch_list]
-        fetch_list = [static_input(program.global_block(), f) for f in fetch_list]
+        fetch_list = [static_input(program.global_block(), f) for f in _flat(fetch_list)]
         fetch_names = [f if type(f) is str else f.name if isinstance(f, Variable) else None
                        for f in fetch_list]
         if use_prune or None in fetch_names:
@@ -186,9 +186,6 @@ class Executor:
         for i, item in enumerate(fetch_list):
             if isinstance(item, list):
                 for x in item:
-                    take(x)
-            elif isinstance(item, tuple) and all(isinstance(x, (str, Variable)) for x in item):
-                for x in item:  # a layer's tuple of outputs (Paddle's _check_fetch_list)
                     take(x)
             elif isinstance(item, tuple):
                 if not isinstance(item[0], (list, tuple)):
@@ -565,6 +562,18 @@ def _warn_no_compiler() -> None:
         warnings.warn("fluidc found no C compiler: programs run on the numpy reference "
                       "executor, correct but slow", RuntimeWarning, stacklevel=3)
         _warned_no_compiler = True
+
+
+def _flat(fetch_list) -> list:
+    """fetch_list with each entry that is a list or tuple of vars / names replaced by them (a
+    layer's tuple of outputs), as Paddle's _check_fetch_list; other entries as they are."""
+    flat = []
+    for f in fetch_list:
+        if isinstance(f, (list, tuple)) and f and all(isinstance(x, (str, Variable)) for x in f):
+            flat.extend(f)
+        else:
+            flat.append(f)
+    return flat
 
 
 def _fetch_name(f) -> str:

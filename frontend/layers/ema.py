@@ -32,17 +32,6 @@ STEP_COUNTER = "@EMA_STEP_COUNTER@"
 DECAY_VAR = "scheduled_ema_decay_rate"
 
 
-def _clone(block, var: Variable, persistable: bool = True) -> Variable:
-    """var declared in another program's block (Paddle's Block._clone_variable), persistable:
-    the apply and restore programs hand the parameters' saved values from one run to the
-    next through the scope, which keeps only persistable vars between runs here (Paddle's
-    temporaries are not persistable; its scope keeps them)."""
-    if block.has_var(var.name):
-        return block.var(var.name)
-    return block.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
-                            persistable=persistable, stop_gradient=True)
-
-
 class ExponentialMovingAverage:
     """Moving averages of the main program's parameters, with apply / restore programs."""
 
@@ -94,13 +83,13 @@ class ExponentialMovingAverage:
         with program_guard(program):
             step = cast(block.create_var(name=STEP_COUNTER, shape=[1], dtype="int64",
                                          persistable=True), "float32")
-            decay_pow = _clone(block, self._decay_var) ** step
+            decay_pow = block._clone_variable(self._decay_var) ** step
             # no correction before the first step: ema / 1
             denominator = where(step > fill_constant([1], "float32", 0.0), 1.0 - decay_pow,
                                 fill_constant([1], "float32", 1.0))
             for param, tmp in self._params_tmps:
-                param, tmp = _clone(block, param), _clone(block, tmp)
-                ema = _clone(block, self._ema_vars[param.name])
+                param, tmp = block._clone_variable(param), block._clone_variable(tmp)
+                ema = block._clone_variable(self._ema_vars[param.name])
                 assign(param, output=tmp)
                 corrected = ema / cast(denominator, param.dtype) \
                     if param.dtype != VarType.FP32 else ema / denominator
@@ -112,7 +101,7 @@ class ExponentialMovingAverage:
         block = program.global_block()
         with program_guard(program):
             for param, tmp in self._params_tmps:
-                assign(_clone(block, tmp), output=_clone(block, param))
+                assign(block._clone_variable(tmp), output=block._clone_variable(param))
         return program
 
     def update(self) -> None:

@@ -16,7 +16,7 @@ extern: no kernel to fuse into, one step of bookkeeping per parameter and run). 
 from __future__ import annotations
 
 import numpy as np
-import torch
+from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import VarType
 from ..errors import OpError

@@ -59,8 +59,8 @@ def _reference(ins, attrs, outs):
     axis = _axis(attrs, x.ndim)
     rows = x.reshape(-1, 1) if axis is None else \
         np.moveaxis(x, axis, 0).reshape(x.shape[axis], x.size // max(x.shape[axis], 1))
-    # a run starts where a slice differs from the one before it (NaN never equals NaN, as in
-    # Paddle's comparison of elements)
+    # a run starts where a slice differs from the one before it; NaN equals nothing, so each
+    # is a run of its own (Paddle 3.3.1's CPU kernel aborts on NaN input)
     starts = np.ones(len(rows), bool)
     starts[1:] = np.any(rows[1:] != rows[:-1], axis=1)
     first = np.flatnonzero(starts)
