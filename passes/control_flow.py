@@ -220,6 +220,8 @@ def infer_control(op: OpDesc, infos: dict[str, VarInfo], infer_op) -> None:
             for n, g in zip(op.inputs.get(slot, []), op.outputs.get(slot + "@GRAD", [])):
                 if g != EMPTY_VAR:
                     infos[g] = infos[n]
+        for n in op.outputs.get(COUNTERS, []):  # a restored counter: its loop var's
+            infos[n] = inner[unversioned(n)]
         return
     if op.type == "recurrent":
         infer_recurrent(op, infos, lambda inner: infer_block(block, inner, infer_op),

@@ -239,3 +239,32 @@ def test_nested_untaken_branch_keeps_an_outer_var():
         for g, w, e in zip(got, want, es):
             np.testing.assert_allclose(w, e, rtol=1e-6, err_msg=what)
             np.testing.assert_allclose(g, e, rtol=1e-6, err_msg=what)
+
+
+@pytest.mark.parametrize("trips", [0, 2])
+def test_gradient_through_a_loop_whose_counter_is_incremented_in_place(trips):
+    """while_loop(i < n, [increment(i), tanh(v)]) differentiated: the while_grad's restored
+    counter (a version of i nothing reads) had no shape, so binding the plan failed."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()), unique_name.guard():
+        x = paddle.static.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        n = paddle.full([1], trips, "int64")
+        _, v = paddle.static.nn.while_loop(
+            lambda i, v: paddle.less_than(i, n),
+            lambda i, v: [paddle.increment(i, 1.0), paddle.tanh(v)],
+            [paddle.full([1], 0, "int64"), paddle.scale(x, 1.0)])
+        loss = paddle.mean(v * v)
+        fluid.backward.append_backward(loss)
+    names = [loss.name, "x@GRAD"]
+    got = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": X}, fetch_list=names,
+                                               scope=fluid.Scope())
+    values, grad = [X.astype(np.float64)], None
+    for _ in range(trips):
+        values.append(np.tanh(values[-1]))
+    grad = 2 * values[-1] / X.size
+    for t in values[-2::-1][:trips]:
+        grad = grad * (1 - np.tanh(t) ** 2)
+    for g, w in zip(got, run_reference(main, {"x": X}, names)):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    np.testing.assert_allclose(got[1], grad, rtol=1e-5)
