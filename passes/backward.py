@@ -314,8 +314,9 @@ def _cond_grad_block(parent: Block, gop: OpDesc, no_grad: set[str]) -> int:
     which the op hands to its outer Input@GRAD var. Returns its index."""
     forward = parent.program.block(gop.attrs["sub_block"])
     grad_block = _new_grad_block(parent, forward)
-    wanted = _wanted(gop, "Input")
-    outs = gop.input("Out")
+    # the op may name versions (x@@v1, in a loop's grad block): the branch knows x
+    wanted = [unversioned(x) for x in _wanted(gop, "Input")]
+    outs = [unversioned(n) for n in gop.input("Out")]
     seeds = dict(zip(outs, gop.input("Out@GRAD")))
     grads = _grad_pass(forward, grad_block, outs, seeds,
                        _inner_no_grad(forward, no_grad, wanted, seeds), wanted, None)

@@ -3,6 +3,7 @@ the concrete shapes of a control-flow op's outputs (inferred through its block).
 from __future__ import annotations
 
 import copy
+import re
 
 from ..frontend.errors import OpError, ShapeError
 from ..frontend.framework import Block, Operator, Program
@@ -26,8 +27,12 @@ class BlockRef:
 
 
 def unversioned(name: str) -> str:
-    """The var a version made by pipeline.version_writes (`x@@v2`) is a value of."""
-    return name.split("@@v", 1)[0]
+    """The var a version made by pipeline.version_writes (`x@@v2`) is a value of; a version's
+    own grad (`x@@v2@GRAD`, in a loop's grad block) is a var of its own."""
+    return _VERSION.sub("", name)
+
+
+_VERSION = re.compile(r"@@v\d+$")
 
 
 def has_sub_blocks(program: Program) -> bool:
@@ -110,10 +115,18 @@ def sub_block(op: OpDesc) -> Block:
 
 
 def _visible(block: Block) -> list[Block]:
+    """The blocks whose vars `block` sees, outermost first: its ancestors and, for a grad
+    block, those its forward block sees (a grad block nested in another reads the values
+    the outer grad block's forward block made)."""
     chain = [block]
     while chain[-1].parent_idx >= 0:
         chain.append(chain[-1].program.block(chain[-1].parent_idx))
-    return chain[::-1]
+    out = []
+    for b in reversed(chain):
+        if b.forward_block_idx >= 0:
+            out += _visible(b.program.block(b.forward_block_idx))
+        out.append(b)
+    return list({b.idx: b for b in out}.values())
 
 
 def _nested(block: Block) -> list[Block]:
@@ -271,8 +284,23 @@ def forward_block(op: OpDesc) -> Block:
                   f"conditional_block writing them")
 
 
+def overwritten_inputs(op: OpDesc) -> list[str]:
+    """The vars a conditional_block (or its grad op) reads that its block overwrites, by
+    their names in the block: a recompute of the block for its grad must start from their
+    values before the op."""
+    outs = {unversioned(n) for n in op.outputs.get("Out", []) + op.inputs.get("Out", [])}
+    return [n for n in dict.fromkeys(unversioned(x) for x in op.inputs.get("Input", []))
+            if n in outs]
+
+
+def grad_block_inputs(op: OpDesc) -> list[tuple[str, str]]:
+    """(input x, outer Input@GRAD var) of a conditional_block_grad, for each x whose grad it
+    gives; x by its name in the block."""
+    return [(unversioned(n), g) for n, g in
+            zip(op.input("Input"), op.outputs.get("Input@GRAD", [])) if g != EMPTY_VAR]
+
+
 def grad_block_outputs(op: OpDesc) -> list[tuple[str, str]]:
     """(outer Input@GRAD var, the grad block's var) pairs of a conditional_block_grad: the
     block computes x@GRAD for each input x, the op hands it to the (renamed) outer var."""
-    return [(g, grad_name(unversioned(n))) for n, g in
-            zip(op.input("Input"), op.outputs.get("Input@GRAD", [])) if g != EMPTY_VAR]
+    return [(g, grad_name(x)) for x, g in grad_block_inputs(op)]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..frontend.dtypes import VarType
 from ..frontend.framework import Block
 from ..frontend.ops import OpDesc, get_op_def
+from .control_flow import read_kept_outputs
 from .pipeline import version_writes
 
 
@@ -22,8 +23,11 @@ def body_versions(body: Block, loop_vars: list[str]) -> tuple[list[OpDesc], dict
     assign = get_op_def("assign")
     ends = [OpDesc("assign", {"X": [x]}, {"Out": [x]}, assign.complete_attrs({}))
             for x in tensors]
-    ops, _, final = version_writes([op.desc for op in body.ops] + ends, arrays,
-                                   frozenset(tensors))
+    # a branch that may not run leaves an outer var as it was: it reads it (under the
+    # version it has there once versioned)
+    outer = {n for op in body.ops for n in op.output_arg_names if not body.has_var(n)}
+    body_ops = read_kept_outputs([op.desc for op in body.ops], outer)
+    ops, _, final = version_writes(body_ops + ends, arrays, frozenset(tensors))
     return ops, {x: final.get(x, x) for x in loop_vars}
 
 

@@ -12,7 +12,8 @@ from ..frontend.ops import OpDesc, grad_name
 from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.control_flow import (COUNTERS, block_program, forward_block,
-                                   grad_block_outputs, outer_kept, outer_reads, sub_block, unversioned)
+                                   grad_block_inputs, grad_block_outputs, outer_kept, outer_reads, overwritten_inputs,
+                                   sub_block, unversioned)
 from ..passes.while_grad import body_versions
 from .scope import Scope
 
@@ -50,7 +51,7 @@ class _BlockRun:
         made = {n for b in prefix for n in b.vars} | {
             n for b in _nested(prefix + [block]) for n in b.vars}
         reads = [n for b in prefix + [block] for n in outer_reads(b) if n not in made]
-        reads += [n for n in outer_kept(block) if n in given and n not in made]
+        reads += [n for b in prefix + [block] for n in outer_kept(b) if n in given and n not in made]
         self.feeds = [n for n in dict.fromkeys(reads)
                       if persistables or not block._find_var_recursive(n).persistable]
         self.feeds += [n for n in seeds if n not in self.feeds]
@@ -79,7 +80,9 @@ class SubBlocks:
         self._runs: dict[tuple, _BlockRun] = {}
         # while / recurrent ops a while_grad / recurrent_grad of this program differentiates
         # (by body block): each run keeps the values every iteration began with (a recurrent
-        # op: each step's memories), for the grad loop to run back over
+        # op: each step's memories), for the grad loop to run back over; a conditional_block
+        # a conditional_block_grad differentiates keeps the values of the vars it overwrites
+        # as they entered it (overwritten_inputs), for the grad's recompute of its block
         self._graded: set[int] = set()
         self._tapes: dict[int, list[dict[str, torch.Tensor]]] = {}
 
@@ -119,7 +122,16 @@ class SubBlocks:
         conds = [torch.from_numpy(np.asarray(values[n])) for n in op.input("Cond")]
         if not self._condition(op, {"Cond": conds})():
             return {}
+        self._keep_inputs(op, {unversioned(n): t for n, t in ins.items()})
         return dict(zip(run.fetches, run(self.executor, ins, scope)))
+
+    def _keep_inputs(self, op: OpDesc, values: dict[str, torch.Tensor]) -> None:
+        """A taken conditional_block that a conditional_block_grad differentiates: the values
+        the vars its block overwrites entered it with."""
+        block = sub_block(op).idx
+        if block in self._graded:
+            self._tapes[block] = {n: values[n].clone() for n in overwritten_inputs(op)
+                                  if n in values}
 
     def _condition(self, op: OpDesc, ins: dict):
         conds, scalar = ins["Cond"], bool(op.attrs.get("is_scalar_condition", False))
@@ -139,6 +151,7 @@ class SubBlocks:
 
         def call() -> None:
             if taken():
+                self._keep_inputs(op, values)
                 for t, v in zip(targets, run(executor, values, scope)):
                     t.copy_(torch.from_numpy(v))
             else:
@@ -149,25 +162,39 @@ class SubBlocks:
     def _conditional_block_grad(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
         """The grad block, after a recompute of its forward block (whose values the forward
         plan did not keep), hands each input's grad to the outer grad var; an untaken branch's
-        grads are zeros, as Paddle's."""
+        grads are zeros, as Paddle's. The recompute reads the vars the forward block
+        overwrote as they entered it (kept by the conditional_block), as Paddle's grad block
+        reads the forward run's scope."""
         pairs = grad_block_outputs(op)
+        forward = forward_block(op).idx
+        self._graded.add(forward)
         # seeded by the outer Out@GRAD vars by name (which the grad block may declare too)
         run = self._block_run(op, [inner for _, inner in pairs], with_forward=True,
                               seeds=[unversioned(n) for n in op.inputs.get("Out@GRAD", [])])
-        values = {unversioned(n): t for slot in ("Input", "Out@GRAD")
+        # a var the forward block may leave as it was is read as its Out (its value before
+        # the forward op once kept, below)
+        values = {unversioned(n): t for slot in ("Out", "Input", "Out@GRAD")
                   for n, t in zip(op.inputs.get(slot, []), ins.get(slot, []))}
         run.check_inputs(set(values))
         targets = dict(zip(op.outputs.get("Input@GRAD", []), outs.get("Input@GRAD", [])))
         targets = [targets[outer] for outer, _ in pairs]
+        # untaken, a var the block would overwrite keeps its value: its grad passes through
+        out_grads = {unversioned(n): t for n, t in zip(op.inputs.get("Out", []),
+                                                        ins.get("Out@GRAD", []))}
+        passed = [out_grads.get(x) for x, _ in grad_block_inputs(op)]
         taken, executor = self._condition(op, ins), self.executor
 
         def call() -> None:
             if taken():
-                for t, v in zip(targets, run(executor, values, scope)):
+                entered = {**values, **self._tapes.get(forward, {})}
+                for t, v in zip(targets, run(executor, entered, scope)):
                     t.copy_(torch.from_numpy(v))
             else:
-                for t in targets:
-                    t.zero_()
+                for t, g in zip(targets, passed):
+                    if g is None:
+                        t.zero_()
+                    else:
+                        t.copy_(g)
         return call
 
     def _while(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):

@@ -14,7 +14,8 @@ from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX, LOD_ATTR, grad_name
 from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
-from ..passes.control_flow import (COUNTERS, attach_blocks, forward_block, grad_block_outputs,
+from ..passes.control_flow import (COUNTERS, attach_blocks, forward_block, grad_block_inputs,
+                                   grad_block_outputs, overwritten_inputs,
                                    has_sub_blocks, read_kept_outputs, sub_block, unversioned)
 from ..passes.lower import TempNamer, infer_op
 from ..passes.empty_inputs import unbind_empty_inputs
@@ -188,7 +189,9 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
     scalar = bool(op.attrs.get("is_scalar_condition", False))
     taken = all(is_true(np.asarray(values[c]), scalar, op.type) for c in op.input("Cond"))
     if op.type == "conditional_block":
-        if taken:
+        if taken:  # what its grad's recompute starts from
+            values[_entered(sub_block(op))] = {n: copy_value(values[n])
+                                              for n in overwritten_inputs(op) if n in values}
             _run_block(sub_block(op), values, rng)
         else:  # uninitialized, as in Paddle: only select_input (which skips it) reads it
             values.update((n, None) for n in op.outputs.get("Out", []) if n not in values)
@@ -196,13 +199,24 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
     if op.type != "conditional_block_grad":
         raise OpError(f"op '{op.type}' cannot run in fluidc (no gradient of while loops)")
     pairs = grad_block_outputs(op)
-    if taken:
-        _run_block(forward_block(op), values, rng)
-        _run_block(sub_block(op), values, rng)
-    for (outer, inner), x in zip(pairs, [n for n, g in zip(op.input("Input"),
-                                                           op.output("Input@GRAD"))
-                                         if g != "@EMPTY@"]):
-        values[outer] = values[inner] if taken else zeros_of(values[x])
+    local = dict(values)
+    if taken:  # the forward block recomputed from the values it began with, apart
+        local.update(values.get(_entered(forward_block(op)), {}))
+        _run_block(forward_block(op), local, rng)
+        _run_block(sub_block(op), local, rng)
+    # untaken, a var the block would overwrite keeps its value: its grad passes through
+    out_grads = dict(zip(op.input("Out"), op.input("Out@GRAD")))
+    for (outer, inner), (x, _) in zip(pairs, grad_block_inputs(op)):
+        if taken:
+            values[outer] = local[inner]
+        else:
+            values[outer] = values[out_grads[x]] if x in out_grads else zeros_of(values[x])
+
+
+def _entered(block) -> tuple:
+    """The key (never a var name) under which a taken conditional_block keeps the values of
+    the vars its block overwrites as they entered it."""
+    return ("cond entry", block.idx)
 
 
 def _tape(body) -> tuple:

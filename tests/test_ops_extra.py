@@ -353,7 +353,8 @@ def test_sequence_conv_layer_trains_through_the_executor():
     xv = RNG.standard_normal((5, 2))
     w = np.array(fluid.global_scope().find_var("sequence_conv_0.w_0").get_tensor())
     got, dx = exe.run(feed={"x": create_lod_tensor(xv, [[2, 3]], fluid.CPUPlace())},
-                      fetch_list=[out, "x@GRAD"])
+                      fetch_list=[out, "x@GRAD"], return_numpy=False)  # LoD fetches
+    got, dx = np.array(got), np.array(dx)
     np.testing.assert_allclose(got, _np_sequence_conv(xv, w, [2, 3], -1, 3), rtol=1e-12)
     assert dx.shape == xv.shape
 
