@@ -16,13 +16,11 @@
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Iterator
-
 from ..frontend import unique_name
 from ..frontend.framework import (OpRole, Program, Variable, default_main_program,
                                   default_startup_program, in_dygraph_mode, op_role_guard,
                                   program_guard)
+from ..frontend.layers.ema import AveragesApplied
 from ..frontend.layers.tensor import assign, cast, create_global_var, fill_constant, sums
 from .optimizer import Optimizer, OptimizerArgumentError, _check
 
@@ -36,7 +34,7 @@ def _static_only(name: str) -> None:
                                      f"(paddle.enable_static())")
 
 
-class ModelAverage(Optimizer):
+class ModelAverage(AveragesApplied, Optimizer):
     """Averages of each parameter over a window of recent steps, put in place by apply()."""
 
     def __init__(self, average_window_rate: float, parameters=None,
@@ -94,25 +92,6 @@ class ModelAverage(Optimizer):
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Nothing in a static program: the accumulation ops were appended when the
         ModelAverage was made (Paddle's)."""
-
-    @contextlib.contextmanager
-    def apply(self, executor=None, need_restore: bool = True) -> Iterator[None]:
-        """The averaged parameters in place inside the block; restored after it unless
-        need_restore is False (then call restore)."""
-        if executor is None:
-            raise RuntimeError("Executor should not be None in static graph mode.")
-        executor.run(self.apply_program)
-        try:
-            yield
-        finally:
-            if need_restore:
-                self.restore(executor)
-
-    def restore(self, executor=None) -> None:
-        """Put the parameters saved by apply back."""
-        if executor is None:
-            raise RuntimeError("Executor should not be None in static graph mode.")
-        executor.run(self.restore_program)
 
 
 class FluidModelAverage(ModelAverage):

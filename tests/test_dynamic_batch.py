@@ -168,14 +168,20 @@ def test_training_across_batch_sizes_compiles_a_few_libraries(libraries):
     # codegen decision (a size-1 loop dropped, a loop parallel past its threshold) a few more
     assert shared <= 8, shared
     # the same steps, each size compiling its own library
+    _equal_to_each_size_alone(_train, sizes, losses, weights)
+    assert len(set(libraries[loads:])) == len(set(sizes))
+
+
+def _equal_to_each_size_alone(train, batches, losses, weights) -> None:
+    """train(batches) with every size compiling its own library gives these losses and
+    weights."""
     dynamic_batch._families.clear()
     real = dynamic_batch.shared_source
     try:
         dynamic_batch.shared_source = lambda source, batch: None
-        own_losses, own_weights = _train(sizes)
+        own_losses, own_weights = train(batches)
     finally:
         dynamic_batch.shared_source = real
-    assert len(set(libraries[loads:])) == len(set(sizes))
     np.testing.assert_allclose(losses, own_losses, rtol=1e-6)
     for w, own in zip(weights, own_weights, strict=True):
         np.testing.assert_allclose(w, own, rtol=1e-5, atol=1e-7)
@@ -322,14 +328,5 @@ def test_batches_of_sequences_share_a_library_across_row_counts(libraries):
     shared, loads = len(set(libraries)), len(libraries)
     # the first row count's own library, the template, the last batch's own
     assert shared <= 4, shared
-    dynamic_batch._families.clear()
-    real = dynamic_batch.shared_source
-    try:
-        dynamic_batch.shared_source = lambda source, batch: None
-        own_losses, own_weights = _train_sequences(batches)
-    finally:
-        dynamic_batch.shared_source = real
+    _equal_to_each_size_alone(_train_sequences, batches, losses, weights)
     assert len(set(libraries[loads:])) == len(rows) > shared  # one per row count alone
-    np.testing.assert_allclose(losses, own_losses, rtol=1e-6)
-    for w, own in zip(weights, own_weights, strict=True):
-        np.testing.assert_allclose(w, own, rtol=1e-5, atol=1e-7)

@@ -32,7 +32,36 @@ STEP_COUNTER = "@EMA_STEP_COUNTER@"
 DECAY_VAR = "scheduled_ema_decay_rate"
 
 
-class ExponentialMovingAverage:
+class AveragesApplied:
+    """apply / restore of averaged parameters through two programs of the subclass:
+    apply_program (saves the parameters, writes their averages) and restore_program."""
+
+    apply_program: Program
+    restore_program: Program
+
+    @contextlib.contextmanager
+    def apply(self, executor=None, need_restore: bool = True) -> Iterator[None]:
+        """The averaged parameters in place inside the block; restored after it unless
+        need_restore is False (then call restore)."""
+        _run(executor, self.apply_program)
+        try:
+            yield
+        finally:
+            if need_restore:
+                self.restore(executor)
+
+    def restore(self, executor=None) -> None:
+        """Put the parameters saved by apply back."""
+        _run(executor, self.restore_program)
+
+
+def _run(executor, program: Program) -> None:
+    if executor is None:
+        raise RuntimeError("Executor should not be None in static graph mode.")
+    executor.run(program)
+
+
+class ExponentialMovingAverage(AveragesApplied):
     """Moving averages of the main program's parameters, with apply / restore programs."""
 
     def __init__(self, decay: float = 0.999, thres_steps: Variable | None = None,
@@ -114,17 +143,3 @@ class ExponentialMovingAverage:
                     cast(self._decay_var, param.dtype)
                 assign(ema * decay + param * (1 - decay), output=ema)
 
-    @contextlib.contextmanager
-    def apply(self, executor, need_restore: bool = True) -> Iterator[None]:
-        """The averaged parameters in place inside the block; restored after it unless
-        need_restore is False (then call restore)."""
-        executor.run(self.apply_program)
-        try:
-            yield
-        finally:
-            if need_restore:
-                self.restore(executor)
-
-    def restore(self, executor) -> None:
-        """Put the parameters saved by apply back."""
-        executor.run(self.restore_program)
