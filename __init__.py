@@ -27,8 +27,8 @@ from .tensor.stat import numel, std, var
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
                                       less_equal, less_than, logical_and, logical_not,
                                       logical_or, not_equal)
-from .frontend.layers.api2.manipulation import (gather, moveaxis, multiplex, reshape_,  # noqa: A004
-                                                scatter, slice, split, strided_slice, t)
+from .frontend.layers.api2.manipulation import (flip, gather, moveaxis, multiplex,  # noqa: A004
+                                                reshape_, scatter, slice, split, strided_slice, t)
 from .frontend.layers.api2.search import where
 from .frontend.layers.api2.unique import unique_consecutive
 from .frontend.layers.api2.crop_shard import crop, shard_index

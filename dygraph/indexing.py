@@ -8,6 +8,7 @@ import numpy as np
 
 from ..frontend import unique_name
 from ..frontend.dtypes import dtype_name, to_numpy_dtype
+from ..frontend.framework import Variable
 from ..frontend.layers.indexing import MAX_INTEGER, _bounds, _expand_ellipsis, _is_int
 from ..frontend.layers.tensor import cast
 from . import autograd
@@ -32,7 +33,7 @@ def _index_attrs(x: Tensor, index) -> dict:
             item = int(item)
         if _is_int(item):
             item = int(item)
-            if not -size <= item < size:
+            if size >= 0 and not -size <= item < size:  # a static var's dim may be unknown
                 raise IndexError(f"index {item} is out of range for dim {dim} of tensor "
                                  f"'{x.name}' with size {size}")
             bounds = (item, item + 1 if item != -1 else MAX_INTEGER, 1)
@@ -52,16 +53,13 @@ def _index_attrs(x: Tensor, index) -> dict:
     return attrs
 
 
-def setitem(x: Tensor, index, value) -> None:
-    """x[index] = value: value a number, a numpy array or list, or a tensor (cast to x's dtype),
-    broadcast to the indexed region."""
-    if autograd.grad_enabled() and x.is_leaf and not x.stop_gradient:
-        raise ValueError(f"(InvalidArgument) Leaf Tensor ({x.name}) that doesn't stop gradient "
-                         f"can't use inplace strategy.")
+def set_value_args(x: Variable, index, value) -> tuple[dict, dict]:
+    """(inputs, attrs) of the set_value op writing value at x[index]: value a number, a numpy
+    array or list, or a Variable (cast to x's dtype), broadcast to the indexed region."""
     attrs = _index_attrs(x, index)
     dtype = dtype_name(x.dtype)
     inputs = {"Input": [x]}
-    if isinstance(value, Tensor):
+    if isinstance(value, Variable):
         inputs["ValueTensor"] = [value if value.dtype == x.dtype else cast(value, dtype)]
     else:
         array = np.asarray(value)
@@ -75,6 +73,15 @@ def setitem(x: Tensor, index, value) -> None:
         attrs["shape"] = list(array.shape)
         attrs[key] = array.astype(to_numpy_dtype(x.dtype)).reshape(-1).tolist()
     attrs["dtype"] = int(x.dtype)
+    return inputs, attrs
+
+
+def setitem(x: Tensor, index, value) -> None:
+    """x[index] = value (set_value_args)."""
+    if autograd.grad_enabled() and x.is_leaf and not x.stop_gradient:
+        raise ValueError(f"(InvalidArgument) Leaf Tensor ({x.name}) that doesn't stop gradient "
+                         f"can't use inplace strategy.")
+    inputs, attrs = set_value_args(x, index, value)
     block = x.block
     out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{x.name}_set_value"),
                            dtype=x.dtype)

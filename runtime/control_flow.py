@@ -11,9 +11,9 @@ from ..frontend.framework import Block
 from ..frontend.ops import OpDesc, grad_name
 from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR
-from ..passes.control_flow import (COUNTERS, block_program, forward_block,
-                                   grad_block_inputs, grad_block_outputs, outer_kept, outer_reads, overwritten_inputs,
-                                   sub_block, unversioned)
+from ..passes.control_flow import (COUNTERS, block_program, forward_block, grad_block_inputs,
+                                   grad_block_outputs, outer_kept, outer_reads,
+                                   overwritten_inputs, sub_block, unversioned)
 from ..passes.while_grad import body_versions
 from .scope import Scope
 
@@ -51,7 +51,8 @@ class _BlockRun:
         made = {n for b in prefix for n in b.vars} | {
             n for b in _nested(prefix + [block]) for n in b.vars}
         reads = [n for b in prefix + [block] for n in outer_reads(b) if n not in made]
-        reads += [n for b in prefix + [block] for n in outer_kept(b) if n in given and n not in made]
+        reads += [n for b in prefix + [block] for n in outer_kept(b)
+                  if n in given and n not in made]
         self.feeds = [n for n in dict.fromkeys(reads)
                       if persistables or not block._find_var_recursive(n).persistable]
         self.feeds += [n for n in seeds if n not in self.feeds]

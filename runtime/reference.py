@@ -29,6 +29,10 @@ from .tensor import LoDTensor, to_torch
 def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) -> None:
     """Compute op's outputs into `values` by its reference (composites through their lowering)."""
     opdef = get_op_def(op.type)
+    if op.type == "fill_zeros_like" and values.get(op.input("X")[0], 0) is None:
+        # the grad of an untaken branch's output, which is uninitialized (no shape): so is it
+        values[op.output("Out")[0]] = None
+        return
     if opdef.kind == "control":
         _run_control(op, values, rng)
         for n in op.output_arg_names:
@@ -174,10 +178,15 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
         values.update((n, local[unversioned(n)]) for n in op.output_arg_names
                       if n != EMPTY_VAR and unversioned(n) in local)
         return
-    if op.type == "while":  # each iteration's loop values kept for a while_grad
+    if op.type == "while":  # each iteration's values kept for a while_grad: the loop vars',
+        # and the other inputs' as the loop began (a later op may overwrite them)
         tape = values[_tape(sub_block(op))] = []
+        fixed = {n: copy_value(values[n]) if isinstance(values[n], (np.ndarray, list))
+                 else values[n]  # a rank table is never written
+                 for n in op.input("X") if n in values and n not in op.output("Out")}
         while is_true(values[op.input("Condition")[0]], True, "while"):
-            tape.append({n: copy_value(values[n]) for n in op.output("Out") if n in values})
+            tape.append({**fixed, **{n: copy_value(values[n]) for n in op.output("Out")
+                                     if n in values}})
             _run_block(sub_block(op), values, rng)
         return
     if op.type == "while_grad":

@@ -20,6 +20,7 @@ from ..runtime.io import (deserialize_persistables, deserialize_program, load_fr
                           static_save as save, static_save_inference_model as save_inference_model,
                           static_serialize_program as serialize_program)
 from . import io, nn
+from .indexing import setitem
 from ..dygraph.jit import InputSpec
 
 __all__ = ["Operator", "Parameter", "Program", "Variable", "default_main_program",
@@ -31,7 +32,7 @@ __all__ = ["Operator", "Parameter", "Program", "Variable", "default_main_program
            "deserialize_persistables", "deserialize_program", "load_from_file",
            "load_program_state", "load_vars", "normalize_program", "save_to_file", "save_vars",
            "serialize_persistables", "set_program_state", "load", "load_inference_model", "save",
-           "save_inference_model", "serialize_program", "io", "nn", "InputSpec"]
+           "save_inference_model", "serialize_program", "io", "nn", "InputSpec", "setitem"]
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

@@ -85,9 +85,10 @@ def _random_backward(seed):
 
 # seeds whose backward once failed (a grad block nested in another's not seeing the outer
 # forward block's vars: 1, 9; a branch's grad in a loop's grad block naming versions: 21, 49,
-# 50, 100; a branch's grad recomputing a nested branch that may keep an outer var: 43, 91),
-# then a few more
-SEEDS = [1, 9, 21, 43, 49, 50, 91, 100, 0, 2, 3]
+# 50, 100; a branch's grad recomputing a nested branch that may keep an outer var: 43, 91;
+# the reference executor zero-filling an untaken branch's output: 56; its while_grad reading
+# an input as overwritten after the loop: 66), then a few more
+SEEDS = [1, 9, 21, 43, 49, 50, 56, 66, 91, 100, 0, 2, 3]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

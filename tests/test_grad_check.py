@@ -233,6 +233,7 @@ CASES["reshape2"] = GradCase(lambda v: op("reshape2", {"shape": [4, -1]}, X=v["x
                              {"x": u(2, 3, 4)})
 CASES["transpose2"] = GradCase(lambda v: op("transpose2", {"axis": [1, 2, 0]}, X=v["x"]),
                                {"x": u(2, 3, 4)})
+CASES["flip"] = GradCase(lambda v: op("flip", {"axis": [0, -1]}, X=v["x"]), {"x": u(2, 3, 4)})
 CASES["concat"] = GradCase(lambda v: op("concat", {"axis": 1}, X=[v["x"], v["y"], v["z"]]),
                            {"x": u(2, 3, 2), "y": u(2, 1, 2), "z": u(2, 2, 2)},
                            wrt=("x", "y", "z"))

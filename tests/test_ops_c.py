@@ -505,6 +505,7 @@ add("set_value", Case({"Input": f(*S), "ValueTensor": f(2, 7)},
 add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
     Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
 add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))
+add("flip", Case({"X": f(*S)}, {"axis": [0, -1]}))
 add("crop_tensor", Case({"X": f(4, 5, 6)}, {"shape": [2, -1, 3], "offsets": [1, 2, 0]}),
     Case({"X": f(3, 4)}, {"shape": [3, 2]}, label="no-offsets"))
 add("shard_index", Case({"X": I((7, 1), 0, 20)}, {"index_num": 20, "nshards": 3, "shard_id": 1},

@@ -135,6 +135,13 @@ _METHODS = {
 }
 
 
+def _refuse_setitem(self, index, value) -> None:
+    """Paddle 3.3.1's static Variable.__setitem__: an error pointing at paddle.static.setitem
+    (a dygraph Tensor assigns in place: its own __setitem__)."""
+    raise RuntimeError("In static mode, the __setitem__ (looks like: x[indices] = values) should "
+                       "not be used. Please use x = paddle.static.setitem(x, indices, values)")
+
+
 def monkey_patch_variable() -> None:
     """Install the operators and tensor methods on Variable."""
     for name, (op_type, reverse) in _OPERATORS.items():
@@ -144,6 +151,7 @@ def monkey_patch_variable() -> None:
     Variable.__neg__ = lambda self: _scale(LayerHelper("scale"), self, -1.0, 0.0)
     Variable.__abs__ = lambda self: api2.abs(self)
     Variable.__getitem__ = getitem
+    Variable.__setitem__ = _refuse_setitem
     for name, fn in _METHODS.items():
         setattr(Variable, name, fn)
     Variable.astype = astype

@@ -1,5 +1,6 @@
 """Shape ops: views (flatten_contiguous_range, flatten2, squeeze2, unsqueeze2), split, slice,
-strided_slice, gather, stack, expand_v2, fill_constant_batch_size_like, arg_max/arg_min and top_k_v2, and grads.
+strided_slice, gather, flip, stack, expand_v2, fill_constant_batch_size_like, arg_max/arg_min
+and top_k_v2, and grads.
 
 Shape-like inputs Paddle accepts as tensors (StartsTensor, AxisTensor, ...) are declared so real
 programs load, but a bound one is an error: fluidc plans need shapes known before a run."""
@@ -632,6 +633,41 @@ _define("gather", "extern", ["X", "Index", "Axis?"], ["Out"], GATHER_ATTRS, _gat
 _define("gather_grad", "extern", ["X", "Index", "Out@GRAD"], ["X@GRAD?"], GATHER_ATTRS,
         lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
         _gather_grad_run, _gather_grad_ref, indices=_gather_indices)
+
+
+# ---------------------------------------------------------------------------------------------
+# flip: X reversed along the `axis` dims; its grad is the same flip of Out@GRAD (Paddle's).
+
+def _flip_axes(a, rank: int) -> list[int]:
+    axes = [_axis(d, rank, "flip") for d in a["axis"]]
+    if len(set(axes)) != len(axes):
+        raise ShapeError(f"op 'flip': axis {list(a['axis'])} names a dimension twice")
+    return axes
+
+
+def _flip_infer(ins, a):
+    x = ins["X"][0]
+    _flip_axes(a, len(x.shape))
+    return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)]}
+
+
+def _flip_ref(ins, a):
+    x = np.asarray(ins["X"][0])
+    return {"Out": [np.flip(x, _flip_axes(a, x.ndim)).copy()]}
+
+
+def _flip_run(ins, outs, a, rng):
+    x = ins["X"][0]
+    outs["Out"][0].copy_(torch.flip(x, _flip_axes(a, x.dim())))
+
+
+def _flip_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("flip", {"X": [grad_name(op.output("Out")[0])]},
+                   {"Out": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
+
+
+_define("flip", "extern", ["X"], ["Out"], {"axis": []}, _flip_infer, _flip_run, _flip_ref,
+        _flip_grad)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The 2.x tensor-manipulation layers: paddle.split, paddle.slice, paddle.strided_slice,
-paddle.multiplex, paddle.scatter, paddle.t, paddle.moveaxis, paddle.reshape_, paddle.gather."""
+paddle.multiplex, paddle.scatter, paddle.t, paddle.moveaxis, paddle.reshape_, paddle.gather,
+paddle.flip."""
 from __future__ import annotations
 
 from ...framework import Variable
@@ -196,4 +197,21 @@ def gather(x: Variable, index: Variable, axis=None, name: str | None = None) -> 
     helper = LayerHelper("gather", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("gather", inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+_FLIP_DTYPES = ("bool", "float16", "bfloat16", "float32", "float64", "int32", "int64",
+                "complex64", "complex128")
+
+
+def flip(x: Variable, axis, name: str | None = None) -> Variable:
+    """paddle.flip: x reversed along the dims in axis (an int or a list of ints)."""
+    check_variable_and_dtype(x, "x", _FLIP_DTYPES, "flip")
+    check_type(axis, "axis", (int, list, tuple), "flip")
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    for a in axes:
+        check_type(a, "axis", int, "flip")
+    helper = LayerHelper("flip", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("flip", inputs={"X": [x]}, outputs={"Out": [out]}, attrs={"axis": axes})
     return out

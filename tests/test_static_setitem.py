@@ -1,0 +1,48 @@
+"""paddle.static.setitem (set_value into a new Variable, as Paddle 3.3.1's legacy static mode
+appends it) gives Paddle's values and gradients (tests/fixtures/make_setitem_fixtures.py) on
+the reference executor and every BuildStrategy; Variable.__setitem__ refuses as Paddle's."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import fluidc as fluid
+import fluidc as paddle
+
+from op_harness import run_reference
+from test_random_control_flow import STRATEGIES, _strategy
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
+import setitem_case  # noqa: E402
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "paddle", "setitem.npz")
+with np.load(FIXTURE) as _f:
+    PADDLE = {k: _f[k] for k in _f.files}
+
+
+def test_setitem_gives_paddles_values_and_grads():
+    program, names = setitem_case.build(paddle)
+    feed = {k: PADDLE[k] for k in ("x", "v", "w")}
+    want = [PADDLE[f"out/{i}"] for i in range(len(names))]
+    for name, g, w in zip(names, run_reference(program, feed, names), want):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=f"{name} (reference)")
+    for label in ("defaults", "all_off"):
+        compiled = fluid.CompiledProgram(program, build_strategy=_strategy(STRATEGIES[label]))
+        got = fluid.Executor(fluid.CPUPlace()).run(compiled, feed=dict(feed), fetch_list=names,
+                                                   scope=fluid.Scope())
+        for name, g, w in zip(names, got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=f"{name} ({label})")
+
+
+def test_static_variable_setitem_refuses_as_paddle_and_bad_indices_are_named():
+    with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+        x = paddle.static.data("x", [3, 4], "float32")
+        with pytest.raises(RuntimeError, match="paddle.static.setitem"):
+            x[0] = 1.0
+        with pytest.raises(IndexError, match="out of range"):
+            paddle.static.setitem(x, 3, 1.0)
+        with pytest.raises(IndexError, match="indexed by None"):
+            paddle.static.setitem(x, (None, 0), 1.0)
+        with pytest.raises(TypeError, match="must be a number"):
+            paddle.static.setitem(x, 0, "a")
