@@ -75,8 +75,9 @@ def run_reference(program, feed: dict, fetch: list[str], scope=None) -> list[np.
     lods = {n: tuple(map(tuple, v.lod())) for n, v in feed.items()
             if isinstance(v, fluid.LoDTensor) and v.lod()}
     feed = {n: np.asarray(v) if n in lods else v for n, v in feed.items()}
-    return ReferencePlan(program, list(feed), fetch, lods).run(
-        feed, scope if scope is not None else fluid.Scope())
+    got = ReferencePlan(program, list(feed), fetch, lods).run(
+        feed, scope if scope is not None else fluid.Scope(), return_numpy=False)
+    return [np.asarray(t) for t in got]  # (LoD results are fetched as tensors)
 
 
 def fused_unfused_reference(program, feed: dict, fetch: list) -> dict[str, list[np.ndarray]]:

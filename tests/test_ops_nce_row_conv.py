@@ -44,12 +44,12 @@ def fd_check(build, inputs: dict, wrt: tuple, lods: dict | None = None, key: str
         fluid.backward.append_backward(loss)
     exe = fluid.Executor(fluid.CPUPlace())
 
-    def run(values, fetch, return_numpy=True):
+    def run(values, fetch):  # LoD results: fetched as tensors, as Paddle requires
         feed = {n: _feed_value(v, lods.get(n)) for n, v in values.items()}
         return exe.run(program, feed={**feed, "fd_weight": weight}, fetch_list=fetch,
-                       return_numpy=return_numpy)
+                       return_numpy=False)
 
-    got = run(inputs, [loss.name, out.name] + [n + "@GRAD" for n in wrt], return_numpy=False)
+    got = run(inputs, [loss.name, out.name] + [n + "@GRAD" for n in wrt])
     ref_feed = {**inputs, "fd_weight": weight, **{lod_key(n): (tuple(np.cumsum([0, *lod[0]])),)
                                           for n, lod in lods.items()}}
     want_out = run_reference(program, ref_feed, [out.name])[0]
@@ -61,8 +61,9 @@ def fd_check(build, inputs: dict, wrt: tuple, lods: dict | None = None, key: str
             plus, minus = x.copy(), x.copy()
             plus[i] += EPS
             minus[i] -= EPS
-            numeric[i] = (run({**inputs, name: plus}, [loss.name])[0].item()
-                          - run({**inputs, name: minus}, [loss.name])[0].item()) / (2 * EPS)
+            numeric[i] = (np.asarray(run({**inputs, name: plus}, [loss.name])[0]).item()
+                          - np.asarray(run({**inputs, name: minus}, [loss.name])[0]).item()
+                          ) / (2 * EPS)
         np.testing.assert_allclose(np.asarray(analytic), numeric, rtol=1e-5, atol=1e-7,
                                    err_msg=f"d loss / d {name}")
     return got[1]

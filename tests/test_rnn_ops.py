@@ -81,7 +81,8 @@ def _run_program(op, attrs, lengths, ins, dout):
             if slot == "Input" and lengths is not None else v for slot, v in ins.items()}
     feed["dout"] = dout
     exe = fluid.Executor(fluid.CPUPlace())
-    got = exe.run(main, feed=feed, fetch_list=list(outs.values()) + grads)
+    got = [np.asarray(t) for t in  # LoD results: fetched as tensors, as Paddle requires
+           exe.run(main, feed=feed, fetch_list=list(outs.values()) + grads, return_numpy=False)]
     return dict(zip(outs, got[:len(outs)])), dict(zip(vars_, got[len(outs):]))
 
 

@@ -169,7 +169,7 @@ def test_sequence_op_gradient(op_type, attrs, shape, lens):
     w = rng.normal(size=want_out.shape)
     loss = L.reduce_sum(L.elementwise_mul(out, L.assign(w)))
     fluid.backward.append_backward(loss)
-    got_out, got_grad = _run([out, "x@GRAD"], feed, return_numpy=True)
+    got_out, got_grad = map(np.asarray, _run([out, "x@GRAD"], feed))
     np.testing.assert_allclose(got_out, want_out, rtol=1e-12, atol=1e-12)
 
     def f(v):
