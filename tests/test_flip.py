@@ -6,12 +6,10 @@ import os
 import numpy as np
 import pytest
 
-import fluidc as fluid
 import fluidc as paddle
 from fluidc.frontend.errors import ShapeError
 
-from op_harness import run_reference
-from test_random_control_flow import STRATEGIES, _strategy
+from test_random_control_flow import assert_reference_and_compiled_give
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "paddle", "flip.npz")
 with np.load(FIXTURE) as _f:
@@ -40,14 +38,7 @@ def test_flip_gives_paddles_outputs_and_grads(case):
     program, names = _program(src, axis)
     feed = {k: PADDLE[k] for k in (src, "w") if k == src or src == "x"}
     want = [PADDLE[f"{case}/out"]] + ([PADDLE[f"{case}/x@GRAD"]] if src == "x" else [])
-    for name, g, w in zip(names, run_reference(program, feed, names), want):
-        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=f"{name} (reference)")
-    for label in ("defaults", "all_off"):
-        compiled = fluid.CompiledProgram(program, build_strategy=_strategy(STRATEGIES[label]))
-        got = fluid.Executor(fluid.CPUPlace()).run(compiled, feed=dict(feed), fetch_list=names,
-                                                   scope=fluid.Scope())
-        for name, g, w in zip(names, got, want):
-            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=f"{name} ({label})")
+    assert_reference_and_compiled_give(program, feed, names, want)
 
 
 @pytest.mark.parametrize("axis, message", [([0, -2], "names a dimension twice"),

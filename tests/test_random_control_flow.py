@@ -40,6 +40,19 @@ def _strategy(flags):
     return s
 
 
+def assert_reference_and_compiled_give(program, feed, names, want, rtol=1e-6, atol=1e-7):
+    """The reference executor and compiled runs with every optimization on and all off give
+    `want` for the fetches `names`."""
+    for name, g, w in zip(names, run_reference(program, feed, names), want):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{name} (reference)")
+    for label in ("defaults", "all_off"):
+        compiled = fluid.CompiledProgram(program, build_strategy=_strategy(STRATEGIES[label]))
+        got = fluid.Executor(fluid.CPUPlace()).run(compiled, feed=dict(feed), fetch_list=names,
+                                                   scope=fluid.Scope())
+        for name, g, w in zip(names, got, want):
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{name} ({label})")
+
+
 def _paddle_cases():
     with np.load(FIXTURE) as f:
         data = {k: f[k] for k in f.files}

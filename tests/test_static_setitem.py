@@ -7,11 +7,9 @@ import sys
 import numpy as np
 import pytest
 
-import fluidc as fluid
 import fluidc as paddle
 
-from op_harness import run_reference
-from test_random_control_flow import STRATEGIES, _strategy
+from test_random_control_flow import assert_reference_and_compiled_give
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures"))
 import setitem_case  # noqa: E402
@@ -25,14 +23,7 @@ def test_setitem_gives_paddles_values_and_grads():
     program, names = setitem_case.build(paddle)
     feed = {k: PADDLE[k] for k in ("x", "v", "w")}
     want = [PADDLE[f"out/{i}"] for i in range(len(names))]
-    for name, g, w in zip(names, run_reference(program, feed, names), want):
-        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=f"{name} (reference)")
-    for label in ("defaults", "all_off"):
-        compiled = fluid.CompiledProgram(program, build_strategy=_strategy(STRATEGIES[label]))
-        got = fluid.Executor(fluid.CPUPlace()).run(compiled, feed=dict(feed), fetch_list=names,
-                                                   scope=fluid.Scope())
-        for name, g, w in zip(names, got, want):
-            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=f"{name} ({label})")
+    assert_reference_and_compiled_give(program, feed, names, want)
 
 
 def test_static_variable_setitem_refuses_as_paddle_and_bad_indices_are_named():
