@@ -77,11 +77,12 @@ _OPENMP_RUNTIMES = ("libgomp.so.1", "libomp.so", "libomp.so.5", "libiomp5.so")
 _trim_state: dict[str, list] = {}  # cache dir -> [estimated bytes or None, entries written]
 
 # Kernel libraries (k_: .so, its .c and sidecar), Triton modules (t_), plans (p_: the lowered
-# program and module of runtime/plan_cache.py, and its sidecar).
+# program and module of runtime/plan_cache.py, and its sidecar), measured product choices (m_:
+# codegen/product_choice.py).
 _ENTRY = re.compile(r"^(k_[0-9a-f]{32})\.(?:so|c|meta)$|^(t_[0-9a-f]{32})\.py$"
-                    r"|^(p_[0-9a-f]{32})\.(?:pkl|meta)$")
+                    r"|^(p_[0-9a-f]{32})\.(?:pkl|meta)$|^(m_[0-9a-f]{32})\.json$")
 _BUILD_DIR = re.compile(r"^build_[a-z0-9_]{8}$")  # tempfile.mkdtemp(prefix="build_")
-_TEMP_FILE = re.compile(r"^\.[ktp]_[0-9a-f]{32}\.(?:so|c|meta|py|pkl)\.[a-z0-9_]{8}\.tmp$")
+_TEMP_FILE = re.compile(r"^\.[ktpm]_[0-9a-f]{32}\.(?:so|c|meta|py|pkl|json)\.[a-z0-9_]{8}\.tmp$")
 
 
 def cache_dir() -> Path:
@@ -436,7 +437,7 @@ def trim_cache(d: Path | None = None, limit: int | None = None, keep=()) -> int:
             st = e.stat(follow_symlinks=False)
         except OSError:
             continue
-        g = entries.setdefault(m.group(1) or m.group(2) or m.group(3), [0, 0.0, []])
+        g = entries.setdefault(next(x for x in m.groups() if x), [0, 0.0, []])
         g[0] += file_bytes(st)
         g[1] = max(g[1], st.st_mtime, st.st_atime)
         g[2].append(e.path)

@@ -18,6 +18,18 @@ from .conv_fusion import _op
 
 
 @dataclass(frozen=True)
+class ProductShape:
+    """What a product's speed depends on: out[m, n] = x[m, k] @ w, w [k, n] or, transposed,
+    [n, k]; in `dtype` (a numpy name)."""
+
+    m: int
+    n: int
+    k: int
+    transposed: bool
+    dtype: str
+
+
+@dataclass(frozen=True)
 class GemmLayout:
     """out[M, N] = x[M, K] @ w[K, N], x and out row-major; w element (k, n) at
     w[k * w_strides[0] + n * w_strides[1]] (a transposed Y is only other strides)."""
@@ -29,6 +41,11 @@ class GemmLayout:
     n: int
     k: int
     w_strides: tuple[int, int]
+    dtype: str  # a numpy dtype name
+
+    @property
+    def shape(self) -> ProductShape:
+        return ProductShape(self.m, self.n, self.k, self.w_strides != (self.n, 1), self.dtype)
 
 
 GEMM_DTYPES = (np.float32, np.float64)
@@ -64,24 +81,35 @@ def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
     n = ys[0] if transposed else ys[1]
     if (ys[1] if transposed else ys[0]) != k:
         return None
-    return GemmLayout(x, y, out, m, n, k, (1, k) if transposed else (n, 1))
+    return GemmLayout(x, y, out, m, n, k, (1, k) if transposed else (n, 1),
+                      np.dtype(dtype).name)
 
 
-def generated_product(op: OpDesc, infos: dict[str, VarInfo], written: set[str]) -> bool:
-    """Whether the C backend computes `op` itself: gemm_layout takes it and its W is not in
-    `written`. lower_program passes the vars the program writes (training's weights) unless
-    asked to generate those products too (`written_products`): a product kernel has no tier-0
-    form, so the executor generates them only where the plan would not run on tier 0 anyway
-    (runtime/tiered.py `lower_products`)."""
-    layout = gemm_layout(op, infos)
-    return layout is not None and layout.w not in written
+def generated_products(ops: list[OpDesc], infos: dict[str, VarInfo], written: set[str],
+                       choose=None) -> dict[str, GemmLayout]:
+    """The products the C backend computes itself, by output: those gemm_layout takes whose W
+    is not in `written` and, given `choose` (a set of ProductShapes -> the subset to generate:
+    the executor's measured choice, codegen/product_choice.py), whose shape it picks; the rest
+    stay library calls. lower_program passes the vars the program writes (training's weights)
+    unless asked to generate those products too (`written_products`): a product kernel has no
+    tier-0 form, so the executor generates them only where the plan would not run on tier 0
+    anyway (runtime/tiered.py `lower_products`)."""
+    layouts = {}
+    for op in ops:
+        layout = gemm_layout(op, infos)
+        if layout is not None and layout.w not in written:
+            layouts[layout.out] = layout
+    if choose is not None and layouts:
+        picked = choose({lay.shape for lay in layouts.values()})
+        layouts = {o: lay for o, lay in layouts.items() if lay.shape in picked}
+    return layouts
 
 
 def split_mul_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
     """mul_grad's dX = dOut @ Y^T as a matmul_v2 of its own (trans_y: only other strides of
     Y), before the mul_grad left with dY alone, where dOut and dX are the product's shapes as
     they are (X has one dim past x_num_col_dims): the product is then a generated one where
-    generated_product says so, with the grad ops after it as its epilogue. MKL's product of
+    generated_products says so, with the grad ops after it as its epilogue. MKL's product of
     that shape measured 11-16 ms for the bench transformer's FFN grads ([1024, 1024] @
     [1024, 256]^T) on this machine's AMD cores, the generated one 1.5 ms. dY (a transposed X,
     which the generated kernel does not take) stays one torch product: a transpose2 copy of X

@@ -22,7 +22,7 @@ from .cross_entropy import expand_cross_entropy
 from .dropout import split_dropout
 from .empty_inputs import drop_empty_inputs
 from .epilogue import fuse_matmul_bias
-from .matmul import generated_product, split_mul_grads
+from .matmul import generated_products, split_mul_grads
 from .index_checks import index_checks, insert_index_checks
 from .inplace import write_in_place
 from .lower import lower_ops
@@ -139,19 +139,22 @@ def lower_program(program: Program, feed_infos: dict[str, VarInfo], fetches: lis
                   state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
                   row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None,
                   target: str = "c", shape_values: dict[str, np.ndarray] | None = None,
-                  written_products: bool = False) -> LoweredProgram:
+                  written_products: bool = False, choose_products=None) -> LoweredProgram:
     """Run the passes over the global block for one feed signature and fetch list, for the
     `target` backend ('c' or 'triton'); shape_values are the fed values of the vars read by
     shape inputs (shape_input_names), which the plan is then specific to. written_products:
-    the C backend also generates products whose weights the program writes (training)."""
+    the C backend also generates products whose weights the program writes (training);
+    choose_products: which product shapes it generates (matmul.generated_products; None:
+    every one it can)."""
     return lowering(program, feed_infos, fetches, state_infos, strategy, row_fusion, feed_lods,
-                    target, shape_values)(written_products)
+                    target, shape_values, choose_products)(written_products)
 
 
 def lowering(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str],
              state_infos: dict[str, VarInfo], strategy: BuildStrategy | None = None,
              row_fusion: bool = True, feed_lods: dict[str, tuple] | None = None,
-             target: str = "c", shape_values: dict[str, np.ndarray] | None = None):
+             target: str = "c", shape_values: dict[str, np.ndarray] | None = None,
+             choose_products=None):
     """lower(written_products=False) -> lower_program's LoweredProgram. The passes before the
     products' choice (pruning, shape inference, lowering, folding: half of the time) run once,
     at the first call; each call runs the rest over their result (tiered.lower_products may
@@ -166,7 +169,8 @@ def lowering(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str
                                     feed_lods, shape_values))
         ops, infos, fetched, lods = head[0]
         return _lower_tail(program, list(ops), dict(infos), fetched, dict(lods), feed_infos,
-                           state_infos, strategy, row_fusion, target, written_products)
+                           state_infos, strategy, row_fusion, target, written_products,
+                           choose_products)
     return lower
 
 
@@ -222,7 +226,7 @@ def _lower_head(program: Program, feed_infos: dict[str, VarInfo], fetches: list[
 def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInfo],
                 fetches: list[str], lods: dict[str, tuple], feed_infos: dict[str, VarInfo],
                 state_infos: dict[str, VarInfo], strategy: BuildStrategy, row_fusion: bool,
-                target: str, written_products: bool) -> LoweredProgram:
+                target: str, written_products: bool, choose_products) -> LoweredProgram:
     """The passes after _lower_head: layouts, products, views, fusion, memory."""
     marked = getattr(program, "_memory_optimize", None)  # fluid.memory_optimize(program, ...)
     block = program.global_block()
@@ -240,12 +244,10 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
     products: set[str] = set()  # outputs of the products the C backend generates itself
     trained_products = False
     if strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c":
-        trained_products = any(generated_product(op, infos, set())
-                               and not generated_product(op, infos, written) for op in lowered)
         lowered = run_pass("split_mul_grads", split_mul_grads, lowered, infos)
-        fixed = set() if written_products else written
-        products = {op.output("Out")[0] for op in lowered
-                    if generated_product(op, infos, fixed)}
+        chosen = generated_products(lowered, infos, set(), choose_products)
+        trained_products = any(lay.w in written for lay in chosen.values())
+        products = {o for o, lay in chosen.items() if written_products or lay.w not in written}
     if strategy.fuse_all:
         lowered = run_pass("fuse_gemm_epilogue", fuse_matmul_bias, lowered, infos, live_out,
                            leave=products)
@@ -320,9 +322,10 @@ def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],
 def lower_for_batch(program: Program, feeds: list[str], fetches: list[str], batch: int,
                     strategy: BuildStrategy | None = None, row_fusion: bool = True,
                     target: str = "c", shapes: dict[str, tuple] | None = None,
-                    written_products: bool = False) -> LoweredProgram:
+                    written_products: bool = False, choose_products=None) -> LoweredProgram:
     """The program compiled for feeds of `batch` rows (-1 dims) or of the given `shapes`, its
-    persistables as declared: the LoweredProgram `exe.run` would build."""
+    persistables as declared: the LoweredProgram `exe.run` would build (given its
+    choose_products)."""
     block = program.global_block()
     feed_infos = {}
     for n in feeds:
@@ -333,4 +336,5 @@ def lower_for_batch(program: Program, feeds: list[str], fetches: list[str], batc
         feed_infos[n] = VarInfo(tuple(shape), v.dtype, v.lod_level)
     state = {n: v.info() for n, v in block.vars.items() if v.persistable}
     return lower_program(program, feed_infos, fetches, state, strategy, row_fusion=row_fusion,
-                         target=target, written_products=written_products)
+                         target=target, written_products=written_products,
+                         choose_products=choose_products)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..codegen import generate_c
 from ..codegen.compiler import find_compiler
+from ..codegen.product_choice import choose_products
 from ..codegen.triton_plan import generate_triton, triton_device
 from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
 from ..frontend.errors import FeedError, FetchError, did_you_mean
@@ -323,7 +324,8 @@ class Executor:
             lowered, module, arena = found
             return Plan(lowered, program.random_seed, module=module.load(), arena_plan=arena)
         lower = lowering(program, feed_infos, fetches, state_infos, strategy, feed_lods=lods,
-                         target="triton" if triton else "c", shape_values=shape_values)
+                         target="triton" if triton else "c", shape_values=shape_values,
+                         choose_products=choose_products)
         tier0 = None  # tier 0's module, where the plan has one (tiered.lower_products)
         try:
             if triton or program.num_blocks > 1:

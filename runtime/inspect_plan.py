@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..codegen.product_choice import choose_products
 from ..frontend.dtypes import dtype_name
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Program, Variable, default_main_program
@@ -120,7 +121,8 @@ def inspect(program: Program | None = None, feed: dict | None = None, fetch_list
     fetches = _fetch_names(program, fetch_list)
     def lower(written_products: bool) -> LoweredProgram:
         return lower_for_batch(program, feeds, fetches, batch, build_strategy or BuildStrategy(),
-                               target=backend, shapes=shapes, written_products=written_products)
+                               target=backend, shapes=shapes, written_products=written_products,
+                               choose_products=choose_products)
 
     # The products exe.run would generate (tiered.lower_products decides, as there).
     lowered = lower(True) if backend != "c" or program.num_blocks > 1 \

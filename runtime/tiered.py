@@ -307,8 +307,9 @@ def lower_products(lower) -> tuple:
     Generated products make training steps faster (bench transformer block, MLP) but have no
     tier-0 form. They are generated where the plan with library products would not run on
     tier 0 anyway (a softmax's exp, gelu's erf, a max reduction...); a plan that would keeps
-    its library products and its fast first run. The choice depends on the program alone, not
-    on FLUIDC_TIERED or on what the cache holds, so a program's numbers never depend on them.
+    its library products and its fast first run. The choice depends on the program (and on
+    the products measured faster here, codegen/product_choice.py), not on FLUIDC_TIERED or on
+    whether the cache holds the library, so a program's numbers never depend on them.
     The generated plan is lowered first: when its other kernels already rule tier 0 out (as
     they do in the library plan, which holds the same ops), the library plan is not lowered."""
     generated = lower(True)

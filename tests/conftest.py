@@ -8,6 +8,9 @@ os.environ.setdefault("FLUIDC_CACHE_DIR", os.path.join(
 # Runs check the generated code: with an empty cache a first run would go on tier 0 (numpy,
 # runtime/tiered.py). Tier-0 tests turn it on themselves.
 os.environ["FLUIDC_TIERED"] = "0"
+# Plans are the same on every machine: every product the C backend can compute is generated
+# (by default large ones are measured against the library's; tests/test_product_choice.py).
+os.environ["FLUIDC_PRODUCTS"] = "generated"
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402

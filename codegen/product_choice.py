@@ -1,0 +1,158 @@
+"""Which matrix products are generated C and which stay library calls (torch's: MKL or
+oneDNN): measured on this machine, once per product shape.
+
+A generated product applies its epilogue to each tile in registers (one store of the result)
+and costs no library call; a library product may still be faster for some shapes on some
+machines (MKL on Intel cores: 5-30% on the bench transformer's products, most with a
+transposed W) or much slower (MKL's paths on AMD cores: 7-10x on the same transformer's FFN
+grads). So the choice is measured rather than assumed:
+- a product of fewer than MEASURE_MIN_FMAS multiply-adds is generated without measuring (the
+  library call's fixed cost dominates it);
+- the first plan needing a larger shape compiles the bare generated products of its new shapes
+  into one module, times each against the library call on random data (alternating, best of
+  ROUNDS), and generates it unless the library is faster by LIBRARY_MARGIN (which a library
+  product spends on its epilogue's separate pass over the result).
+The choices are kept in the kernel cache (m_<key>.json, the key naming the compiler, the
+instruction set it targets and torch's version), so each shape is measured once per machine;
+an unreadable file is measured again and replaced.
+
+FLUIDC_PRODUCTS pins the choice: `generated` (every product the C backend can compute) or
+`library` (none), the same on every machine; `measured` (the default) may choose differently on
+another machine, where results then differ in the last bits (both are checked against the
+reference executor).
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+import time
+
+import numpy as np
+
+from ..frontend.dtypes import convert_dtype, to_numpy_dtype
+from ..frontend.lazy_import import torch
+from ..frontend.logs import logger
+from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..passes.fuse import Extern, MatmulKernel
+from ..passes.matmul import ProductShape
+from .c_plan import generate_c
+from .compiler import atomic_write, cache_dir, compiler_id, find_compiler, source_key, target_isa
+
+MEASURE_MIN_FMAS = 1 << 24
+LIBRARY_MARGIN = 1.08
+ROUNDS = 5
+SAMPLE_SECONDS = 2e-3  # each timed sample repeats a product for about this long
+MODES = ("measured", "generated", "library")
+FORMAT = 1
+
+_log = logger("codegen")
+_lock = threading.Lock()  # one measurement at a time: two would slow each other down
+_known: dict[str, dict] = {}  # this process's view of the cache file's choices
+
+
+def mode() -> str:
+    """FLUIDC_PRODUCTS: measured (default), generated or library."""
+    raw = os.environ.get("FLUIDC_PRODUCTS", "").strip().lower() or "measured"
+    if raw not in MODES:
+        raise ValueError(f"FLUIDC_PRODUCTS must be one of {', '.join(MODES)}, got {raw!r}")
+    return raw
+
+
+def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
+    """The shapes to generate (passes.matmul.generated_products' `choose`)."""
+    how = mode()
+    if how == "generated" or find_compiler() is None:
+        return set(shapes)
+    if how == "library":
+        return set()
+    big = {s: _name(s) for s in shapes if s.m * s.n * s.k >= MEASURE_MIN_FMAS}
+    if big:
+        with _lock:
+            if not all(n in _known for n in big.values()):
+                _known.update(_read(_path()))
+            todo = [s for s, n in big.items() if n not in _known]
+            if todo:
+                _known.update(measure(todo))
+                atomic_write(_path(), json.dumps({"format": FORMAT, "products": _known},
+                                                  indent=1, sort_keys=True))
+    return {s for s in shapes if s not in big or _known[big[s]]["generated"]}
+
+
+def measure(shapes: list[ProductShape]) -> dict[str, dict]:
+    """Each shape's best time (seconds) generated and by the library, and the choice."""
+    steps, infos, ops = [], {}, []
+    for i, s in enumerate(shapes):
+        dtype = convert_dtype(s.dtype)
+        x, w, out = f"x{i}", f"w{i}", f"out{i}"
+        infos[x] = VarInfo((s.m, s.k), dtype)
+        infos[w] = VarInfo((s.n, s.k) if s.transposed else (s.k, s.n), dtype)
+        infos[out] = VarInfo((s.m, s.n), dtype)
+        op = OpDesc("matmul_v2", {"X": [x], "Y": [w]}, {"Out": [out]},
+                    {"trans_x": False, "trans_y": s.transposed})
+        ops.append(op)
+        steps += [MatmulKernel([op], (s.m, s.n), [x, w], [out]), Extern(op)]
+    module = generate_c(steps, infos)
+    rng = np.random.default_rng(0)
+    tensors = {n: torch.from_numpy(rng.random(v.shape).astype(to_numpy_dtype(v.dtype)))
+               for n, v in infos.items()}
+    table = module.new_table()
+    for n, slot in module.slots.items():
+        module.set_slot(table, slot, tensors[n])
+    segments = [s for s in module.schedule if isinstance(s, str)]
+    run = get_op_def("matmul_v2").run
+    found = {}
+    for s, op, segment in zip(shapes, ops, segments):
+        generated = module.segment(segment, table)
+        library = functools.partial(run, {k: [tensors[n] for n in v] for k, v in op.inputs.items()},
+                                    {"Out": [tensors[op.output("Out")[0]]]}, op.attrs, None)
+        g, lib = _best_of(generated, library)
+        found[_name(s)] = {"generated_s": g, "library_s": lib,
+                           "generated": bool(g <= lib * LIBRARY_MARGIN)}
+        _log.info("product %s: generated %.3f ms, library %.3f ms: %s", _name(s), g * 1e3,
+                  lib * 1e3, "generated" if found[_name(s)]["generated"] else "library")
+    return found
+
+
+def _best_of(*fns) -> list[float]:
+    """The best per-call time of each function, sampled alternately ROUNDS times."""
+    reps = []
+    for f in fns:
+        f()
+        t = time.perf_counter()
+        f()
+        reps.append(max(1, int(SAMPLE_SECONDS / max(time.perf_counter() - t, 1e-7))))
+    best = [float("inf")] * len(fns)
+    for _ in range(ROUNDS):
+        for i, (f, n) in enumerate(zip(fns, reps)):
+            t = time.perf_counter()
+            for _ in range(n):
+                f()
+            best[i] = min(best[i], (time.perf_counter() - t) / n)
+    return best
+
+
+def _name(s: ProductShape) -> str:
+    return f"{s.dtype} {s.m}x{s.k} @ {'[n,k]^T' if s.transposed else '[k,n]'} n={s.n}"
+
+
+def _path():
+    cc = find_compiler()
+    key = source_key("products", str(FORMAT), compiler_id(cc), target_isa(cc),
+                     torch.version.__version__)
+    return cache_dir() / f"m_{key}.json"
+
+
+def _read(path) -> dict[str, dict]:
+    """The choices in the cache file; {} where it is missing or not ours."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    products = data.get("products") if isinstance(data, dict) and data.get("format") == FORMAT \
+        else None
+    if not isinstance(products, dict):
+        return {}
+    return {k: v for k, v in products.items()
+            if isinstance(v, dict) and isinstance(v.get("generated"), bool)}

@@ -1,0 +1,127 @@
+"""Products generated or left to the library by measurement (codegen/product_choice.py): the
+choice is honoured by plans, kept in the cache, re-measured when the file is bad, pinned by
+FLUIDC_PRODUCTS; either choice gives the reference executor's numbers."""
+import json
+
+import numpy as np
+import pytest
+
+import fluidc as fluid
+from fluidc.codegen import product_choice
+from fluidc.passes.fuse import Extern, MatmulKernel
+from fluidc.passes.matmul import ProductShape
+from op_harness import run_reference
+
+
+@pytest.fixture
+def measured(monkeypatch, tmp_path):
+    """Measured mode over an empty cache of this test's own, small products measured too."""
+    monkeypatch.setenv("FLUIDC_PRODUCTS", "measured")
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(product_choice, "MEASURE_MIN_FMAS", 1)
+    monkeypatch.setattr(product_choice, "_known", {})
+    return tmp_path
+
+
+def _fake_times(monkeypatch, library_faster: set):
+    """measure() reporting the library faster for the shapes (m, n, k) in `library_faster`;
+    returns the list of shape lists it was asked to measure."""
+    asked = []
+
+    def measure(shapes):
+        asked.append(list(shapes))
+        return {product_choice._name(s): {
+            "generated_s": 1.0, "library_s": 0.5 if (s.m, s.n, s.k) in library_faster else 2.0,
+            "generated": (s.m, s.n, s.k) not in library_faster} for s in shapes}
+    monkeypatch.setattr(product_choice, "measure", measure)
+    return asked
+
+
+def _two_layers(rng):
+    """x [32, 48] -> fc 40 (relu) -> fc 24 (tanh): products 32x48x40 and 32x40x24."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [32, 48], "float32")
+        h = fluid.layers.fc(x, 40, act="relu")
+        out = fluid.layers.fc(h, 24, act="tanh")
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    feed = {"x": rng.normal(size=(32, 48)).astype("float32")}
+    got, = exe.run(main, feed=feed, fetch_list=[out], scope=scope)
+    plan = list(exe._plans.values())[-1]
+    want, = run_reference(main, feed, [out.name], scope)
+    return got, want, plan.lowered.steps
+
+
+def _generated_shapes(steps):
+    return sorted((s.shape[0], s.shape[1]) for s in steps if isinstance(s, MatmulKernel))
+
+
+def test_plans_generate_the_products_measured_faster(measured, monkeypatch, rng):
+    asked = _fake_times(monkeypatch, library_faster={(32, 40, 48)})
+    got, want, steps = _two_layers(rng)
+    assert _generated_shapes(steps) == [(32, 24)]  # the second layer's product
+    assert [s.op.type for s in steps if isinstance(s, Extern)] == ["mul_bias"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert sorted((s.m, s.n, s.k) for s in asked[0]) == [(32, 24, 40), (32, 40, 48)]
+    # Kept on disk: another process (a fresh view of the file) measures nothing.
+    monkeypatch.setattr(product_choice, "_known", {})
+    _fake_times(monkeypatch, library_faster=set())  # would now choose differently
+    shapes = {ProductShape(32, 40, 48, False, "float32"), ProductShape(32, 24, 40, False, "float32")}
+    assert product_choice.choose_products(shapes) == {ProductShape(32, 24, 40, False, "float32")}
+
+
+@pytest.mark.parametrize("content", ["", "{not json", '{"format": 1, "products": []}',
+                                     '{"format": 99, "products": {}}', "\x00\xff" * 10,
+                                     '{"format": 1, "products": {"float32 32x48 @ [k,n] n=40":'
+                                     ' {"generated": "yes"}}}'])
+def test_an_unreadable_choice_file_is_measured_again_and_replaced(measured, monkeypatch,
+                                                                   content):
+    shape = ProductShape(32, 40, 48, False, "float32")
+    path = product_choice._path()
+    path.write_bytes(content.encode("latin-1"))
+    asked = _fake_times(monkeypatch, library_faster={(32, 40, 48)})
+    assert product_choice.choose_products({shape}) == set()
+    assert len(asked) == 1
+    data = json.loads(path.read_text())
+    assert data["products"][product_choice._name(shape)]["generated"] is False
+
+
+def test_a_real_measurement_keeps_times_and_a_choice(measured):
+    shapes = {ProductShape(64, 48, 32, False, "float32"), ProductShape(64, 48, 32, True, "float64")}
+    chosen = product_choice.choose_products(shapes)
+    data = json.loads(product_choice._path().read_text())["products"]
+    assert len(data) == 2
+    for s in shapes:
+        entry = data[product_choice._name(s)]
+        assert entry["generated_s"] > 0 and entry["library_s"] > 0
+        assert entry["generated"] == (entry["generated_s"]
+                                      <= entry["library_s"] * product_choice.LIBRARY_MARGIN)
+        assert (s in chosen) == entry["generated"]
+
+
+def test_small_products_are_generated_unmeasured(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLUIDC_PRODUCTS", "measured")
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    asked = _fake_times(monkeypatch, library_faster={(8, 8, 8)})
+    small = ProductShape(8, 8, 8, False, "float32")
+    assert product_choice.choose_products({small}) == {small}
+    assert asked == [] and not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("mode,shapes", [("generated", [(32, 24), (32, 40)]),
+                                         ("library", [])])
+def test_the_env_pins_the_choice(monkeypatch, tmp_path, rng, mode, shapes):
+    monkeypatch.setenv("FLUIDC_PRODUCTS", mode)
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    asked = _fake_times(monkeypatch, library_faster={(32, 40, 48)})
+    got, want, steps = _two_layers(rng)
+    assert _generated_shapes(steps) == shapes and asked == []
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_a_bad_mode_is_named(monkeypatch):
+    monkeypatch.setenv("FLUIDC_PRODUCTS", "fastest")
+    with pytest.raises(ValueError, match="FLUIDC_PRODUCTS must be one of measured, generated, "
+                                         "library, got 'fastest'"):
+        product_choice.choose_products({ProductShape(1, 1, 1, False, "float32")})
