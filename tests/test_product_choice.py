@@ -2,15 +2,19 @@
 choice is honoured by plans, kept in the cache, re-measured when the file is bad, pinned by
 FLUIDC_PRODUCTS; either choice gives the reference executor's numbers."""
 import json
+import tempfile
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import fluidc as fluid
 from fluidc.codegen import product_choice
 from fluidc.passes.fuse import Extern, MatmulKernel
 from fluidc.passes.matmul import ProductShape
 from op_harness import run_reference
+from test_random_aliasing import STRATEGIES, _run_training, training_programs
 
 
 @pytest.fixture
@@ -125,3 +129,22 @@ def test_a_bad_mode_is_named(monkeypatch):
     with pytest.raises(ValueError, match="FLUIDC_PRODUCTS must be one of measured, generated, "
                                          "library, got 'fastest'"):
         product_choice.choose_products({ProductShape(1, 1, 1, False, "float32")})
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(training_programs(), st.integers(0, 2**31))
+def test_random_mixes_of_generated_and_library_products_agree_with_reference(prog, seed):
+    """Training programs whose products are generated or library calls at random (each shape
+    its own draw), every strategy, against the reference executor's loss and gradients."""
+    rng = np.random.default_rng(seed)
+
+    def measure(shapes):
+        return {product_choice._name(s): {"generated_s": 1.0, "library_s": 1.0,
+                                          "generated": bool(rng.integers(2))} for s in shapes}
+    with pytest.MonkeyPatch.context() as mp, tempfile.TemporaryDirectory() as cache:
+        mp.setenv("FLUIDC_PRODUCTS", "measured")
+        mp.setenv("FLUIDC_CACHE_DIR", cache)
+        mp.setattr(product_choice, "MEASURE_MIN_FMAS", 1)
+        mp.setattr(product_choice, "_known", {})
+        mp.setattr(product_choice, "measure", measure)
+        _run_training(prog, seed, [fluid.CPUPlace()], STRATEGIES[:2])
