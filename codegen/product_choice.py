@@ -10,8 +10,9 @@ grads). So the choice is measured rather than assumed:
   library call's fixed cost dominates it);
 - the first plan needing a larger shape compiles the bare generated products of its new shapes
   into one module, times each against the library call on random data (alternating, best of
-  ROUNDS), and generates it unless the library is faster by LIBRARY_MARGIN (which a library
-  product spends on its epilogue's separate pass over the result).
+  ROUNDS; at most MEASURE_MAX_ROWS rows), and generates it unless the library is faster by
+  LIBRARY_MARGIN (which a library product spends on its epilogue's separate pass over the
+  result).
 The choices are kept in the kernel cache (m_<key>.json, the key naming the compiler, the
 instruction set it targets and torch's version), so each shape is measured once per machine;
 an unreadable file is measured again and replaced.
@@ -41,6 +42,7 @@ from .c_plan import generate_c
 from .compiler import atomic_write, cache_dir, compiler_id, find_compiler, source_key, target_isa
 
 MEASURE_MIN_FMAS = 1 << 24
+MEASURE_MAX_ROWS = 4096  # a taller product is timed on this many rows (time grows with rows)
 LIBRARY_MARGIN = 1.08
 ROUNDS = 5
 SAMPLE_SECONDS = 2e-3  # each timed sample repeats a product for about this long
@@ -84,18 +86,18 @@ def measure(shapes: list[ProductShape]) -> dict[str, dict]:
     """Each shape's best time (seconds) generated and by the library, and the choice."""
     steps, infos, ops = [], {}, []
     for i, s in enumerate(shapes):
-        dtype = convert_dtype(s.dtype)
+        dtype, m = convert_dtype(s.dtype), min(s.m, MEASURE_MAX_ROWS)
         x, w, out = f"x{i}", f"w{i}", f"out{i}"
-        infos[x] = VarInfo((s.m, s.k), dtype)
+        infos[x] = VarInfo((m, s.k), dtype)
         infos[w] = VarInfo((s.n, s.k) if s.transposed else (s.k, s.n), dtype)
-        infos[out] = VarInfo((s.m, s.n), dtype)
+        infos[out] = VarInfo((m, s.n), dtype)
         op = OpDesc("matmul_v2", {"X": [x], "Y": [w]}, {"Out": [out]},
                     {"trans_x": False, "trans_y": s.transposed})
         ops.append(op)
-        steps += [MatmulKernel([op], (s.m, s.n), [x, w], [out]), Extern(op)]
+        steps += [MatmulKernel([op], (m, s.n), [x, w], [out]), Extern(op)]
     module = generate_c(steps, infos)
     rng = np.random.default_rng(0)
-    tensors = {n: torch.from_numpy(rng.random(v.shape).astype(to_numpy_dtype(v.dtype)))
+    tensors = {n: torch.from_numpy(rng.random(v.shape, dtype=to_numpy_dtype(v.dtype)))
                for n, v in infos.items()}
     table = module.new_table()
     for n, slot in module.slots.items():

@@ -104,6 +104,13 @@ def test_a_real_measurement_keeps_times_and_a_choice(measured):
         assert (s in chosen) == entry["generated"]
 
 
+def test_a_tall_product_is_timed_on_a_bounded_number_of_rows():
+    """10^9 rows (32 GB of X) are timed on MEASURE_MAX_ROWS of them."""
+    shape = ProductShape(10**9, 16, 8, False, "float32")
+    entry = product_choice.measure([shape])[product_choice._name(shape)]
+    assert entry["generated_s"] > 0 and entry["library_s"] > 0
+
+
 def test_small_products_are_generated_unmeasured(monkeypatch, tmp_path):
     monkeypatch.setenv("FLUIDC_PRODUCTS", "measured")
     monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
