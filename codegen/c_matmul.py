@@ -96,4 +96,5 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
 
 def render_gemm_helpers(dtypes: list[np.dtype]) -> list[str]:
     """The packing and tile functions for each dtype that has a matmul kernel."""
-    return [_ENV.get_template("gemm.c.j2").render(s=SUFFIX[d.name], T=c_type(d)) for d in dtypes]
+    return [_ENV.get_template("gemm.c.j2").render(s=SUFFIX[d.name], T=c_type(d),
+                                                  I=f"int{8 * d.itemsize}_t") for d in dtypes]

@@ -71,6 +71,26 @@ def test_matmul_v2_with_residual_and_transposed_weight(trans_y):
     np.testing.assert_allclose(got, np.tanh(xs @ ws + xs), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-5), ("float64", 1e-12)])
+@pytest.mark.parametrize("m,k,n", [(37, 80, 130), (13, 70, 64), (6, 16, 16), (50, 128, 200),
+                                   (7, 8, 8), (9, 33, 17)])
+def test_transposed_weights_packed_in_blocks_and_tails(m, k, n, dtype, tol):
+    """A transposed W is packed as L x L blocks transposed in registers where a panel is whole
+    and its K block a multiple of L (16 floats or 8 doubles with AVX-512, 8 or 4 with AVX2),
+    element by element elsewhere: each mix of the two against numpy."""
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    xs, ws = rng.normal(size=(m, k)).astype(dtype), rng.normal(size=(n, k)).astype(dtype)
+
+    def build():
+        x = paddle.static.data("x", [m, k], dtype)
+        w = paddle.static.data("w", [n, k], dtype)
+        return [paddle.matmul(x, w, transpose_y=True)]
+    (got,), steps, _ = _run(build, {"x": xs, "w": ws})
+    assert _kinds(steps) == ["MatmulKernel"]
+    want = xs @ ws.T
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
 def test_epilogue_operands_broadcast_over_leading_dims():
     """mul flattening [2, 3, 8] at 2 dims: a [2, 1, 5] operand repeats over the middle dim."""
     rng = np.random.default_rng(4)
