@@ -201,6 +201,7 @@ def codegen(args: argparse.Namespace) -> int:
 def cache(args: argparse.Namespace) -> int:
     """Show or empty the kernel cache."""
     from fluidc.codegen.compiler import cache_dir, cache_max_bytes, trim_cache
+    from fluidc.codegen.product_choice import mode as product_mode, recorded
 
     d = cache_dir()
     if args.action == "clear":
@@ -211,7 +212,11 @@ def cache(args: argparse.Namespace) -> int:
     used = trim_cache(d, None) if d.is_dir() else 0
     kernels = len(list(d.glob("k_*.so")) + list(d.glob("t_*.py"))) if d.is_dir() else 0
     cap = f"{limit / 2**20:.0f} MiB (FLUIDC_CACHE_MAX_MB)" if limit else "none (FLUIDC_CACHE_MAX_MB=0)"
+    products = recorded()
+    generated = sum(e["generated"] for e in products.values())
     print(f"directory  {d} (FLUIDC_CACHE_DIR)\nkernels    {kernels}\n"
+          f"products   {len(products)} shapes measured here: {generated} generated, "
+          f"{len(products) - generated} library calls (FLUIDC_PRODUCTS={product_mode()})\n"
           f"size       {used / 2**20:.1f} MiB\ncap        {cap}")
     return 0
 

@@ -82,6 +82,11 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
     return {s for s in shapes if s not in big or _known[big[s]]["generated"]}
 
 
+def recorded() -> dict[str, dict]:
+    """The choices measured on this machine so far (for `fluidc cache`): name -> entry."""
+    return _read(_path()) if find_compiler() is not None else {}
+
+
 def measure(shapes: list[ProductShape]) -> dict[str, dict]:
     """Each shape's best time (seconds) generated and by the library, and the choice."""
     steps, infos, ops = [], {}, []

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from fluidc.cli import example_program, main
+from fluidc.codegen import product_choice
 
 
 def test_demo_trains_and_reports_accuracy(capsys):
@@ -196,11 +197,17 @@ def test_cache_info_and_clear_touch_only_the_caches_files(tmp_path, monkeypatch,
     for suffix in (".so", ".c", ".meta"):
         (tmp_path / f"k_{key}{suffix}").write_bytes(b"x" * 5000)
     (tmp_path / "notes.txt").write_text("mine")
+    choices = {"float32 1024x256 @ [k,n] n=256": {"generated": True},
+               "float32 1024x256 @ [n,k]^T n=1024": {"generated": False},
+               "float32 64x64 @ [k,n] n=64": {"generated": True}}
+    product_choice._path().write_text(json.dumps({"format": product_choice.FORMAT,
+                                                  "products": choices}))
     main(["cache"])
     out = capsys.readouterr().out
     assert f"directory  {tmp_path}" in out and "kernels    1" in out and "MiB" in out
+    assert "products   3 shapes measured here: 2 generated, 1 library calls" in out
     main(["cache", "clear"])
-    assert "removed 3 cached kernel files" in capsys.readouterr().out
+    assert "removed 4 cached kernel files" in capsys.readouterr().out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
 
 
