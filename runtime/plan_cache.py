@@ -33,6 +33,7 @@ import numpy as np
 from ..codegen import CModule
 from ..codegen.compiler import (CACHE_FORMAT, COMPILE_FLAGS, LINK_FLAGS, atomic_write, cache_dir,
                                 compiler_id, find_compiler, target_isa, verified_bytes, wrote)
+from ..codegen.product_choice import mode as product_mode
 from ..frontend.framework import Parameter, Program
 from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
@@ -105,7 +106,8 @@ def plan_key(program: Program, feed_infos: dict[str, VarInfo], fetches: list[str
     marked = getattr(program, "_memory_optimize", None)
     try:
         parts = [PLAN_FORMAT, CACHE_FORMAT, code_version(), cc, compiler_id(cc), target_isa(cc),
-                 *COMPILE_FLAGS, *LINK_FLAGS, str(os.cpu_count()), program_digest(program),
+                 *COMPILE_FLAGS, *LINK_FLAGS, str(os.cpu_count()), product_mode(),
+                 program_digest(program),
                  json.dumps([list(feed_infos), _infos(feed_infos), list(fetches),
                              _infos(state_infos), sorted((lods or {}).items()),
                              {n: _plain(np.asarray(v)) for n, v in (shape_values or {}).items()},

@@ -131,6 +131,15 @@ def test_the_env_pins_the_choice(monkeypatch, tmp_path, rng, mode, shapes):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
+def test_a_pinned_choice_is_not_served_a_plan_cached_under_another(monkeypatch, tmp_path,
+                                                                   rng):
+    """Plans found on disk were lowered under the same FLUIDC_PRODUCTS."""
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    for mode, shapes in [("library", []), ("generated", [(32, 24), (32, 40)]), ("library", [])]:
+        monkeypatch.setenv("FLUIDC_PRODUCTS", mode)
+        assert _generated_shapes(_two_layers(rng)[2]) == shapes
+
+
 def test_a_bad_mode_is_named(monkeypatch):
     monkeypatch.setenv("FLUIDC_PRODUCTS", "fastest")
     with pytest.raises(ValueError, match="FLUIDC_PRODUCTS must be one of measured, generated, "
