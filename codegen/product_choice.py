@@ -51,7 +51,7 @@ FORMAT = 1
 
 _log = logger("codegen")
 _lock = threading.Lock()  # one measurement at a time: two would slow each other down
-_known: dict[str, dict] = {}  # this process's view of the cache file's choices
+_known: dict[str, dict[str, dict]] = {}  # this process's view of each cache file's choices
 
 
 def mode() -> str:
@@ -70,16 +70,19 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
     if how == "library":
         return set()
     big = {s: _name(s) for s in shapes if s.m * s.n * s.k >= MEASURE_MIN_FMAS}
+    known: dict[str, dict] = {}
     if big:
+        path = _path()
         with _lock:
-            if not all(n in _known for n in big.values()):
-                _known.update(_read(_path()))
-            todo = [s for s, n in big.items() if n not in _known]
+            known = _known.setdefault(str(path), {})
+            if not all(n in known for n in big.values()):
+                known.update(_read(path))
+            todo = [s for s, n in big.items() if n not in known]
             if todo:
-                _known.update(measure(todo))
-                atomic_write(_path(), json.dumps({"format": FORMAT, "products": _known},
-                                                  indent=1, sort_keys=True))
-    return {s for s in shapes if s not in big or _known[big[s]]["generated"]}
+                known.update(measure(todo))
+                atomic_write(path, json.dumps({"format": FORMAT, "products": known}, indent=1,
+                                              sort_keys=True))
+    return {s for s in shapes if s not in big or known[big[s]]["generated"]}
 
 
 def recorded() -> dict[str, dict]:
