@@ -10,9 +10,9 @@ grads). So the choice is measured rather than assumed:
   library call's fixed cost dominates it);
 - the first plan needing a larger shape compiles the bare generated products of its new shapes
   into one module, times each against the library call on random data (alternating, best of
-  ROUNDS; at most MEASURE_MAX_ROWS rows), and generates it unless the library is faster by
-  LIBRARY_MARGIN (which a library product spends on its epilogue's separate pass over the
-  result).
+  ROUNDS; its rows rounded up to a power of two, at most MEASURE_MAX_ROWS: measured_shape),
+  and generates it unless the library is faster by LIBRARY_MARGIN (which a library product
+  spends on its epilogue's separate pass over the result).
 The choices are kept in the kernel cache (m_<key>.json, the key naming the compiler, the
 instruction set it targets and torch's version), so each shape is measured once per machine;
 an unreadable file is measured again and replaced.
@@ -24,6 +24,7 @@ reference executor).
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -42,7 +43,7 @@ from .c_plan import generate_c
 from .compiler import atomic_write, cache_dir, compiler_id, find_compiler, source_key, target_isa
 
 MEASURE_MIN_FMAS = 1 << 24
-MEASURE_MAX_ROWS = 4096  # a taller product is timed on this many rows (time grows with rows)
+MEASURE_MAX_ROWS = 4096  # taller products are timed on this many rows (see measured_shape)
 LIBRARY_MARGIN = 1.08
 ROUNDS = 5
 SAMPLE_SECONDS = 2e-3  # each timed sample repeats a product for about this long
@@ -69,7 +70,7 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
         return set(shapes)
     if how == "library":
         return set()
-    big = {s: _name(s) for s in shapes if s.m * s.n * s.k >= MEASURE_MIN_FMAS}
+    big = {s: _name(measured_shape(s)) for s in shapes if s.m * s.n * s.k >= MEASURE_MIN_FMAS}
     known: dict[str, dict] = {}
     if big:
         path = _path()
@@ -77,12 +78,19 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
             known = _known.setdefault(str(path), {})
             if not all(n in known for n in big.values()):
                 known.update(_read(path))
-            todo = [s for s, n in big.items() if n not in known]
+            todo = list({measured_shape(s): 0 for s, n in big.items() if n not in known})
             if todo:
                 known.update(measure(todo))
                 atomic_write(path, json.dumps({"format": FORMAT, "products": known}, indent=1,
                                               sort_keys=True))
     return {s for s in shapes if s not in big or known[big[s]]["generated"]}
+
+
+def measured_shape(s: ProductShape) -> ProductShape:
+    """The shape a product's choice is measured and kept under: its rows rounded up to a power
+    of two, at most MEASURE_MAX_ROWS. Past a few hundred rows the choice barely moves with
+    them, and a plan serving every batch size then measures a few shapes, not one per size."""
+    return dataclasses.replace(s, m=min(1 << (s.m - 1).bit_length(), MEASURE_MAX_ROWS))
 
 
 def recorded() -> dict[str, dict]:
@@ -94,7 +102,7 @@ def measure(shapes: list[ProductShape]) -> dict[str, dict]:
     """Each shape's best time (seconds) generated and by the library, and the choice."""
     steps, infos, ops = [], {}, []
     for i, s in enumerate(shapes):
-        dtype, m = convert_dtype(s.dtype), min(s.m, MEASURE_MAX_ROWS)
+        dtype, m = convert_dtype(s.dtype), s.m
         x, w, out = f"x{i}", f"w{i}", f"out{i}"
         infos[x] = VarInfo((m, s.k), dtype)
         infos[w] = VarInfo((s.n, s.k) if s.transposed else (s.k, s.n), dtype)

@@ -62,7 +62,7 @@ def _generated_shapes(steps):
 
 
 def test_plans_generate_the_products_measured_faster(measured, monkeypatch, rng):
-    asked = _fake_times(monkeypatch, library_faster={(32, 40, 48)})
+    asked = _fake_times(monkeypatch, library_faster={(32, 40, 48)})  # (rows: a power of 2)
     got, want, steps = _two_layers(rng)
     assert _generated_shapes(steps) == [(32, 24)]  # the second layer's product
     assert [s.op.type for s in steps if isinstance(s, Extern)] == ["mul_bias"]
@@ -104,11 +104,18 @@ def test_a_real_measurement_keeps_times_and_a_choice(measured):
         assert (s in chosen) == entry["generated"]
 
 
-def test_a_tall_product_is_timed_on_a_bounded_number_of_rows():
-    """10^9 rows (32 GB of X) are timed on MEASURE_MAX_ROWS of them."""
-    shape = ProductShape(10**9, 16, 8, False, "float32")
-    entry = product_choice.measure([shape])[product_choice._name(shape)]
-    assert entry["generated_s"] > 0 and entry["library_s"] > 0
+def test_choices_are_measured_and_kept_per_row_bucket(measured, monkeypatch):
+    """Rows rounded up to a power of two, at most MEASURE_MAX_ROWS: 10^9 rows (32 GB of X)
+    are timed on 4096; every batch size of a served model measures a few shapes."""
+    asked = _fake_times(monkeypatch, library_faster={(4096, 16, 8)})
+    tall = ProductShape(10**9, 16, 8, False, "float32")
+    rows = {ProductShape(m, 16, 8, False, "float32") for m in (300, 400, 511, 512, 513, 1000)}
+    assert product_choice.choose_products(rows | {tall}) == rows
+    assert sorted(s.m for s in asked[0]) == [512, 1024, 4096]
+    assert product_choice.choose_products({ProductShape(3000, 16, 8, False, "float32")}) == set()
+    assert len(asked) == 1
+    real = product_choice.measure([product_choice.measured_shape(tall)])
+    assert list(real) == [product_choice._name(ProductShape(4096, 16, 8, False, "float32"))]
 
 
 def test_small_products_are_generated_unmeasured(monkeypatch, tmp_path):
