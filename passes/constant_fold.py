@@ -11,6 +11,8 @@ import numpy as np
 
 from ..frontend.dtypes import convert_dtype, to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from ..frontend.ops.registry import EMPTY_VAR
+from .fuse import Extern
 
 # Results larger than this stay computed at run time: an assign_value turns its attr list into
 # an array on every run, which costs more than most small computations it would replace.
@@ -59,4 +61,22 @@ def fold_constants(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]
             out.append(op)
         else:
             out += [assign_value(n, known[n]) for n in names]
+    return out
+
+
+def once_per_binding(graph) -> set[str]:
+    """The vars the runtime may write once per binding of a plan rather than on every run: the
+    outputs of fill_constant / assign_value library calls (no inputs) that are not fed, fetched
+    or persistable, in storages no other step writes (a SchedulerGraph's). Each such call
+    costs a few microseconds a run, which an eager op's small plan feels."""
+    out: set[str] = set()
+    for step in graph.steps:
+        if not (isinstance(step, Extern) and step.op.type in _SOURCES
+                and not step.op.input_arg_names):
+            continue
+        names = [n for n in step.op.output_arg_names if n != EMPTY_VAR]
+        stores = {graph.storage(n) for n in names}
+        if names and not stores & (graph.live_in | graph.live_out) \
+                and all(sum(s in w for w in graph.writes) == 1 for s in stores):
+            out.update(names)
     return out

@@ -14,7 +14,7 @@ from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, pool_result, run_concurrently
-from .constant_fold import fold_constants
+from .constant_fold import fold_constants, once_per_binding
 from .control_flow import attach_blocks, has_sub_blocks, read_kept_outputs
 from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_convs, generated_pool,
                           keep_pool_indices)
@@ -72,6 +72,9 @@ class LoweredProgram:
     # Whether the program has products over weights it writes that the C backend can generate
     # (it does with written_products on: tiered.lower_products).
     trained_products: bool = False
+    # Constants the runtime writes once per binding of the plan, not on every run (their
+    # storages are pinned): constant_fold.once_per_binding.
+    constants: set[str] = field(default_factory=set)
 
     def storage(self, var: str) -> str:
         """The var whose memory `var` lives in (itself unless a view or an in-place output)."""
@@ -273,12 +276,14 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
         steps = run_pass("fuse_optimizer", run_concurrently, steps, graph)
         graph = SchedulerGraph(steps, storage, live_in, live_out)
     pinned = {graph.storage(n) for n in marked.pinned(block) if n in infos} if marked else set()
+    constants = once_per_binding(graph)  # their storages keep their values between runs
+    pinned |= {graph.storage(n) for n in constants}
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}
     return LoweredProgram(steps, infos, list(feed_infos), list(fetches), state, graph, lods,
                           reuse=strategy.memory_optimize or marked is not None, pinned=pinned,
-                          trained_products=trained_products)
+                          trained_products=trained_products, constants=constants)
 
 
 def propagate_lod(ops: list[OpDesc], block, feed_lods: dict[str, tuple],

@@ -208,7 +208,14 @@ class Plan:
                 self.module.set_slot(self.table, slot, t)
         for n in self.views_of_state:  # views of scope tensors
             tensors[n] = tensors[self.lowered.storage(n)].view(tuple(infos[n].shape))
-        self.calls = [self._call(s, tensors, scope) for s in self.module.schedule]
+        self.calls = []
+        for s in self.module.schedule:
+            call = self._call(s, tensors, scope)
+            written = set() if isinstance(s, str) else set(s.op.output_arg_names)
+            if written and written <= self.lowered.constants:
+                call()  # a constant: its pinned storage keeps the value for every run
+            else:
+                self.calls.append(call)
         fresh = {i for i, _, _, _ in self.fresh_fetches}
         self.fetchers = [None if i in fresh else tensors[n]
                          for i, n in enumerate(self.lowered.fetches)]
