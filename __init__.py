@@ -29,7 +29,7 @@ from .frontend.layers.compare import (equal, greater_equal, greater_than, increm
                                       logical_or, not_equal)
 from .frontend.layers.api2.manipulation import (flip, gather, moveaxis, multiplex,  # noqa: A004
                                                 reshape_, scatter, slice, split, strided_slice, t)
-from .frontend.layers.api2.search import where
+from .frontend.layers.api2.search import argmax, argmin, where
 from .frontend.layers.api2.unique import unique_consecutive
 from .frontend.layers.api2.crop_shard import crop, shard_index
 from .frontend.layers.api2.shaping import (argsort, expand, sort, squeeze, squeeze_, stack, topk,

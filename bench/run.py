@@ -1,7 +1,7 @@
 """Run fluidc's benchmarks and print one table.
 
     python bench/run.py [overhead|mlp|cnn|transformer|kernels|chain|arith|softmax|layer_norm
-                         |compile|models|memory|dygraph|batches|ddp|all ...]
+                         |compile|models|memory|dygraph|batches|ddp|bfloat16|all ...]
                         [--json out.json] [--png chart.png] [--repeat N]
     python -m bench ...            (from the repo root; same arguments)
 
@@ -31,8 +31,8 @@ from .harness import format_table, format_targets, write_json
 KERNELS = ("chain", "arith", "softmax", "layer_norm", "colstats", "broadcast")  # bench/kernels.py
 BENCHES = ("overhead", "mlp", "cnn", "transformer", "kernels", "compile", "models", "memory",
            "dygraph")
-# only when named: batches (2,000 plans), ddp (2 processes)
-CHOICES = (*BENCHES, *KERNELS, "batches", "ddp")
+# only when named: batches (2,000 plans), ddp (2 processes), bfloat16
+CHOICES = (*BENCHES, *KERNELS, "batches", "ddp", "bfloat16")
 
 
 def _setup_threads(threads: int | None) -> dict:
@@ -131,6 +131,9 @@ def main(argv: list[str] | None = None, prog: str = "bench") -> int:
     if "batches" in selected:
         from . import batch_sizes
         rows += batch_sizes.run(args.repeat, verbose)
+    if "bfloat16" in selected:
+        from . import bfloat16
+        rows += bfloat16.run(args.repeat, verbose)
     if "compile" in selected:
         from . import compile_time
         rows += compile_time.run(args.repeat, verbose, not args.no_torch_compile_time,

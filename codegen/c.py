@@ -18,9 +18,9 @@ _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent /
 C_TYPES = {
     "float16": "_Float16", "float32": "float", "float64": "double", "int8": "int8_t",
     "int16": "int16_t", "int32": "int32_t", "int64": "int64_t", "uint8": "uint8_t",
-    "bool": "uint8_t",
+    "bool": "uint8_t", "uint16": "uint16_t",  # bfloat16's bits: only casts and copies
 }
-_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_F16, _F32, _BF16 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.uint16)
 # Work above this many elements is split across threads; below it, thread start-up costs more.
 PARALLEL_MIN = 1 << 15
 
@@ -132,10 +132,14 @@ class CPrinter:
             return f"(uint8_t)(!{a[0]})"
         if op == "isnan":
             return f"(uint8_t)({a[0]} != {a[0]})"
-        if op == "cast":
+        if op == "cast":  # bfloat16 through float, as frontend/bfloat16.py (module.c.j2)
+            from_bf16 = n.args[0].dtype == _BF16
+            x = f"fluidc_bf16_to_f32({a[0]})" if from_bf16 else a[0]
+            if n.dtype == _BF16:
+                return a[0] if from_bf16 else f"fluidc_f32_to_bf16((float)({x}))"
             if n.dtype.kind == "b":
-                return f"(uint8_t)({a[0]} != 0)"
-            return f"({t})({a[0]})"
+                return f"(uint8_t)({x} != 0)"
+            return f"({t})({x})"
         raise NotImplementedError(f"C printer: handler method '{op}'")
 
     def lines(self, outputs: list[Node]) -> tuple[list[str], dict[int, str]]:

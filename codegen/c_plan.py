@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 
 from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
+from ..passes.attention import AttentionKernel
 from ..passes.fuse import Concurrent, ConvKernel, Extern, MatmulKernel, PoolKernel, Step
 from .c import c_type, render_kernel, render_module
+from .c_attention import render_attention
 from .c_matmul import render_gemm_helpers, render_matmul
 from .c_conv import render_conv
 from .c_pool import render_pool
@@ -100,6 +102,10 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
             elif isinstance(step, ConvKernel):
                 spec = render_conv(step, infos, _NAME, storage)
                 source = spec.source
+            elif isinstance(step, AttentionKernel):
+                spec = render_attention(step, infos, _NAME, storage)
+                source = spec.source
+                gemm_dtypes.append(spec.dtype)
             else:
                 spec = build_spec(step, infos, storage)
                 source = render_kernel(spec, _NAME, orphan)

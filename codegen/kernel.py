@@ -9,8 +9,7 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
-from ..passes.fuse import (Concurrent, ConvKernel, Extern, Kernel, MatmulKernel, PoolKernel,
-                           flat_steps, kernel_label)
+from ..passes.fuse import Concurrent, Extern, Fused, Kernel, flat_steps, kernel_label
 from ..frontend.ops.expr import ExprBuilder, Node, reachable
 
 Storage = Callable[[str], str]  # var -> the var whose memory it lives in
@@ -167,7 +166,7 @@ def segments(steps: list) -> list:
     call each, whatever the backend)."""
     out: list = []
     for step in steps:
-        if isinstance(step, (Kernel, MatmulKernel, PoolKernel, ConvKernel, Concurrent)):
+        if isinstance(step, (Fused, Concurrent)):  # every generated kind
             if out and isinstance(out[-1], list):
                 out[-1].append(step)
             else:

@@ -7,6 +7,7 @@ import contextlib
 
 import numpy as np
 
+from ..frontend import bfloat16
 from ..frontend.dtypes import get_default_dtype, to_numpy_dtype
 from ..frontend.framework import framework_mode, set_mode
 from .autograd import grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -63,5 +64,5 @@ def to_tensor(data, dtype=None, place=None, stop_gradient: bool = True) -> Tenso
                             f"{type(data).__name__} holding {array.dtype}; numbers (bool, int, "
                             f"float, complex), lists of them and numpy arrays are accepted")
     target = to_numpy_dtype(dtype) if dtype is not None else _default_dtype(data)
-    array = np.array(array, dtype=target, copy=True)
+    array = bfloat16.cast(array, target) if target is not None else np.array(array, copy=True)
     return new_tensor(array, stop_gradient=bool(stop_gradient))

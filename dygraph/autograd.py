@@ -172,14 +172,17 @@ class _Tape:
             for i, op in enumerate(self.ops):
                 attrs = op.attrs if i not in moved else {**op.attrs, "sub_block": moved[i]}
                 block.append_op(op.type, op.inputs, op.outputs, attrs)
+            forward = {id(op): i for i, op in enumerate(block.ops)}
             grads = static_gradients([block.var(t) for t in targets],
                                      [block.var(w) for w in wanted],
                                      seed_vars if any(seeds) else None)
         if len(wanted) == 1 and not grads:
             grads = [None]
+        # The recorded ops run again are the replayed calls'; the others' values are fed. The
+        # backward's own ops stay, wherever it put them (copies of values it overwrites go
+        # before the overwriting op: passes/version_grads.py).
         rerun = {i for _, _, kept in self.replayed for i in kept}
-        block.ops[:len(self.ops)] = [op for i, op in enumerate(block.ops[:len(self.ops)])
-                                     if i in rerun]
+        block.ops[:] = [op for op in block.ops if id(op) not in forward or forward[id(op)] in rerun]
         program._bump()
         read, made = set(), set()  # what the ops left read before any of them writes it
         for op in block.ops:

@@ -8,7 +8,7 @@ import functools
 
 import numpy as np
 
-from ..frontend import unique_name
+from ..frontend import bfloat16, unique_name
 from ..frontend.dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Parameter, Variable
@@ -180,8 +180,8 @@ class Tensor(Variable):
             raise ValueError(f"Variable Shape not match, Variable [ {self.name} ] need tensor "
                              f"with shape {self.shape} but load set tensor with shape "
                              f"{list(a.shape)}")
-        self._value = np.ascontiguousarray(a, dtype=to_numpy_dtype(self.dtype)
-                                           if self._value is not None else None)
+        self._value = np.ascontiguousarray(a if self._value is None else
+                                           bfloat16.cast(a, to_numpy_dtype(self.dtype)))
 
     def _set_array(self, array: np.ndarray) -> None:
         """Take `array` as the new value (an optimizer's update, a loaded state)."""
@@ -252,4 +252,4 @@ def as_tensor(value, dtype=None) -> Tensor:
     """value if it is a Tensor, else a new leaf holding it."""
     if isinstance(value, Tensor):
         return value
-    return new_tensor(np.asarray(value, dtype=to_numpy_dtype(dtype) if dtype else None))
+    return new_tensor(bfloat16.cast(value, to_numpy_dtype(dtype)) if dtype else np.asarray(value))

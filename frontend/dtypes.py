@@ -49,6 +49,7 @@ _NUMPY = {
     VarType.FP64: np.dtype(np.float64),
     VarType.COMPLEX64: np.dtype(np.complex64),
     VarType.COMPLEX128: np.dtype(np.complex128),
+    VarType.BF16: np.dtype(np.uint16),  # numpy has no bfloat16: Paddle gives its bits as uint16
 }
 _FROM_NUMPY = {v: k for k, v in _NUMPY.items()}
 _NAMES = {

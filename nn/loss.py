@@ -1,4 +1,6 @@
 """paddle.nn.loss: the loss layers (also in paddle.nn)."""
-from ..frontend.layers.api2.layer import CrossEntropyLoss, L1Loss, MSELoss  # noqa: F401
+from ..frontend.layers.api2.layer import (  # noqa: F401
+    BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss)
 
-__all__ = ["CrossEntropyLoss", "L1Loss", "MSELoss"]
+__all__ = ["CrossEntropyLoss", "L1Loss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "NLLLoss",
+           "KLDivLoss"]

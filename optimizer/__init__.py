@@ -1,15 +1,16 @@
 """fluid.optimizer / paddle.optimizer: the optimizers (1.x and 2.x names) and paddle.optimizer.lr."""
-from ..passes.optimizer import (SGD, Adagrad, AdagradOptimizer, Adam, Adamax, AdamaxOptimizer,
-                                AdamOptimizer, AdamW, AdamWOptimizer, Lamb, LambOptimizer,
-                                Momentum, MomentumOptimizer, Optimizer, RMSProp, RMSPropOptimizer,
-                                SGDOptimizer)
+from ..passes.optimizer import (SGD, Adadelta, AdadeltaOptimizer, Adagrad, AdagradOptimizer,
+                                Adam, Adamax, AdamaxOptimizer, AdamOptimizer, AdamW,
+                                AdamWOptimizer, Lamb, LambOptimizer, Momentum, MomentumOptimizer,
+                                Optimizer, RMSProp, RMSPropOptimizer, SGDOptimizer)
 from ..frontend.layers.ema import ExponentialMovingAverage
 from ..passes.averaging import FluidModelAverage as ModelAverage, LookaheadOptimizer
 from . import lr
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adagrad", "RMSProp", "Adamax",
-           "Lamb", "SGDOptimizer", "MomentumOptimizer", "AdamOptimizer", "AdamWOptimizer",
-           "AdagradOptimizer", "RMSPropOptimizer", "AdamaxOptimizer", "LambOptimizer",
+           "Lamb", "Adadelta", "SGDOptimizer", "MomentumOptimizer", "AdamOptimizer",
+           "AdamWOptimizer", "AdagradOptimizer", "RMSPropOptimizer", "AdamaxOptimizer",
+           "LambOptimizer", "AdadeltaOptimizer",
            "ExponentialMovingAverage", "LookaheadOptimizer", "ModelAverage", "lr"]
 
 

@@ -10,8 +10,9 @@ from ..frontend.errors import FluidcError
 from ..frontend.framework import Block, OpRole, Variable, op_role_guard
 from ..frontend.ops import OpDesc, get_op_def, grad_name
 from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX
-from .control_flow import unversioned
-from .graph import op_node, to_graph, var_node
+from .control_flow import read_kept_outputs, unversioned
+from .graph import build_graph, op_node, var_node
+from .version_grads import VersionGrads
 from .while_grad import body_versions
 
 
@@ -212,7 +213,12 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
                no_grad: set[str], inputs: list[str] | None, callbacks) -> dict[str, str]:
     """Append to `dest` the grad ops of `block`'s ops from the targets back to the sources
     (dest is block itself, or the grad block of a conditional_block's block)."""
-    g = to_graph(block.program, block.idx)
+    # a control-flow op that may leave a var it writes as it was reads it, so its grad passes
+    # that var's grad through (read_kept_outputs, as the runtime runs it)
+    held = {n for op in block.ops for n in op.output_arg_names
+            if not block.has_var(n) or block.vars[n].persistable or block.vars[n].is_data}
+    ops = read_kept_outputs([op.desc for op in block.ops], held)
+    g = build_graph(ops, {n: v.info() for n, v in block.vars.items()})
     final = g.graph["final_version"]
     target_nodes = []
     for t in targets:
@@ -222,11 +228,12 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
         target_nodes.append(node)
     needs = _needs_grad(g, block, target_nodes, no_grad, inputs)
     need_names = {g.nodes[n]["name"] for n in needs}
-    ops = [op.desc for op in block.ops]
+    versions = VersionGrads(g, block, needs, inputs)
+    target_grads = {t: versions.name(t, final.get(t, 0)) for t in targets}
     # (grad op, the forward values it reads): a grad op of a grad op (double grad) reads
     # forward vars named like grads (y@GRAD); those are never renamed or zero-filled.
     grad_ops: list[tuple[OpDesc, frozenset[str]]] = []
-    available = {grad_name(t) for t in targets}
+    available = set(target_grads.values())
     last = max(next(iter(g.predecessors(n)))[1] for n in target_nodes)
     for i in range(last, -1, -1):
         op = ops[i]
@@ -242,11 +249,9 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
                               f"{sorted(need_names & set(op.input_arg_names))}")
         forward = frozenset(op.input_arg_names) | frozenset(op.output_arg_names)
         for gop in opdef.grad(op):
-            _drop_unneeded_outputs(gop, need_names)
+            grads_in = versions.rename(gop, i, forward, needs, need_names)
             if not gop.output_arg_names:
                 continue
-            grads_in = [n for n in gop.input_arg_names
-                        if n.endswith(GRAD_SUFFIX) and n not in forward]
             missing = [n for n in grads_in if n not in available]
             if missing and len(missing) == len(grads_in):
                 # As Paddle's backward: a grad op none of whose input grads is made (a loss
@@ -257,14 +262,27 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
                 grad_ops.append((_zeros_like(n), frozenset({_forward_name(n)})))
                 available.add(n)
             available.update(gop.output_arg_names)
+            if opdef.kind != "control":  # control-flow grads read the values their op kept
+                forward = versions.read_kept_values(gop, i, op, forward)
             grad_ops.append((gop, forward))
+    # a target's grad is its seed var, or, where ops after the target's write read it too (a
+    # branch output the branch reads, a target another target is made from), its seed summed
+    # with theirs (an array's grad is one var, updated in place from its seed)
+    written = {n for gop, f in grad_ops if f is not None for n in gop.output_arg_names}
+    summed = {t for t in seeds if target_grads[t] in written and t not in versions.arrays}
+    grad_ops = [(OpDesc("assign", {"X": [seeds[t]]}, {"Out": [target_grads[t]]},
+                        get_op_def("assign").complete_attrs({})), frozenset({seeds[t]}))
+                for t in summed] + grad_ops
     grad_ops = [(gop, forward) for k, (gop, forward) in enumerate(grad_ops)
                 if forward is not None or any(
                     gop.input("X")[0] in f and gop.input("X")[0] in later.input_arg_names
                     for later, f in grad_ops[k + 1:] if f is not None)]
     restores = {id(gop) for gop, forward in grad_ops if forward is None}
-    renames = _renames(dest, [gop for gop, f in grad_ops if f is not None], seeds)
+    renames = _renames(dest, [gop for gop, f in grad_ops if f is not None],
+                       {target_grads[t]: s for t, s in seeds.items() if t not in summed})
     grad_to_var = {}  # grad var name (as appended) -> forward var name
+    made = {n for gop, forward in grad_ops if forward is not None for n in gop.output_arg_names}
+    firsts = {fwd: renames.get(n, n) for fwd, n in versions.first_grads(made).items()}
     for gop, forward in grad_ops:
         if forward is None:
             continue
@@ -277,6 +295,7 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
               and block.var(fwd).type == VarType.LOD_TENSOR_ARRAY}
     restored = {n for gop in grad_ops if id(gop) in restores for n in gop.output_arg_names}
     grad_ops, parts = _accumulate(grad_ops, dest.idx, arrays | restored)
+    versions.keep_values()
     with op_role_guard(OpRole.Backward):
         for gop in grad_ops:
             for n in gop.output_arg_names if id(gop) not in restores else ():
@@ -291,7 +310,7 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
                 if not callable(cb):
                     raise ValueError("'callback' must be a callable object.")
                 cb(block=dest, context=grad_to_var)
-    return {fwd: gname for gname, fwd in grad_to_var.items()}
+    return firsts
 
 
 def _in_place_increment(op: OpDesc) -> bool:
@@ -423,9 +442,10 @@ def _zero_missing(grad_block: Block, wanted: list[str], grads: dict[str, str]) -
 
 
 def _renames(block: Block, grad_ops: list[OpDesc], seeds: dict[str, str]) -> dict[str, str]:
-    """New names for this pass's grads: a target's grad is its seed var; a grad var an earlier
-    backward pass already made gets Paddle's 'grad/' prefix once per pass so far."""
-    renames = {grad_name(t): s for t, s in seeds.items()}
+    """New names for this pass's grads: a target's grad (seeds: its name -> the seed var) is
+    its seed var; a grad var an earlier backward pass already made gets Paddle's 'grad/'
+    prefix once per pass so far."""
+    renames = dict(seeds)
     prefix = "grad/" * block.program._appending_grad_times
     for gop in grad_ops:
         for n in gop.output_arg_names:
@@ -451,16 +471,6 @@ def _grad_var(block: Block, fwd: str, name: str) -> Variable:
     v = block.var(fwd)
     return block.create_var(name=name, shape=v.shape, dtype=v.dtype, lod_level=v.lod_level,
                             type=v.type)
-
-
-def _drop_unneeded_outputs(gop: OpDesc, need_names: set[str]) -> None:
-    for slot, names in list(gop.outputs.items()):
-        kept = [n if (not n.endswith(GRAD_SUFFIX) or n[:-len(GRAD_SUFFIX)] in need_names)
-                else EMPTY_VAR for n in names]
-        if all(n == EMPTY_VAR for n in kept):
-            del gop.outputs[slot]
-        else:
-            gop.outputs[slot] = kept
 
 
 def _zeros_like(gname: str) -> OpDesc:

@@ -68,19 +68,18 @@ def restored_counters(op: OpDesc) -> list[str]:
     (increment's grad op: the same increment negated, on the outer var), so after the
     while_grad the counter holds its value from before the loop again, and grad ops of ops
     before the loop index arrays where those ops did. A lowered while_grad writes them."""
-    body = forward_block(op)
     loop = {unversioned(n) for n in op.inputs.get("X", [])} & \
         {unversioned(n) for n in op.inputs.get("Out", [])}
-    blocks, incremented = [body], set()
-    while blocks:
-        block = blocks.pop()
-        for fwd in block.ops:
-            if fwd.type == "increment" and fwd.input("X") == fwd.output("Out"):
-                incremented.add(fwd.input("X")[0])
-            if "sub_block" in fwd.desc.attrs:
-                blocks.append(block.program.block(fwd.attr("sub_block")))
+    incremented = incremented_in_place(forward_block(op))
     return [n for n in dict.fromkeys(unversioned(x) for x in op.inputs.get("X", []))
             if n in loop and n in incremented]
+
+
+def incremented_in_place(block: Block) -> set[str]:
+    """The vars an in-place increment of the block, or of a block nested in it, updates (the
+    counters indexing tensor arrays)."""
+    return {op.input("X")[0] for b in _nested(block) for op in b.ops
+            if op.type == "increment" and op.input("X") == op.output("Out")}
 
 
 # The input slot through which a control-flow op whose block may not run (a branch not
@@ -282,15 +281,6 @@ def forward_block(op: OpDesc) -> Block:
             return grad.program.block(fwd.attr("sub_block"))
     raise OpError(f"conditional_block_grad of outputs {outs}: block {parent.idx} has no "
                   f"conditional_block writing them")
-
-
-def overwritten_inputs(op: OpDesc) -> list[str]:
-    """The vars a conditional_block (or its grad op) reads that its block overwrites, by
-    their names in the block: a recompute of the block for its grad must start from their
-    values before the op."""
-    outs = {unversioned(n) for n in op.outputs.get("Out", []) + op.inputs.get("Out", [])}
-    return [n for n in dict.fromkeys(unversioned(x) for x in op.inputs.get("Input", []))
-            if n in outs]
 
 
 def grad_block_inputs(op: OpDesc) -> list[tuple[str, str]]:

@@ -18,6 +18,7 @@ from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.errors import OpError
 from ..frontend.ops.define import aligned_shapes, computes_on_complex, value_inputs
 from ..frontend.ops.registry import EMPTY_VAR
+from .bfloat16 import touches_bfloat16
 
 _log = logger("fusion")
 # The most ops one kernel takes. gcc's time on a function grows faster than its size (register
@@ -284,11 +285,15 @@ class _Group:
             self.level[n] = level
 
 
-def step_kind(op: OpDesc, infos: dict[str, VarInfo]) -> str:
+def step_kind(op: OpDesc, infos: dict[str, VarInfo], generated_bfloat16: bool = True) -> str:
     """The op's kind for grouping. Generated kernels compute on real dtypes; a pointwise op
     on complex data is a library call instead (its numpy expression on the host: runtime's
-    `by_reference`)."""
+    `by_reference`); so is one touching bfloat16 (a cast, or a copy: passes/bfloat16.py)
+    unless generated_bfloat16 (the backend's kernels hold bfloat16: the C one does, the Triton
+    one does not)."""
     kind = get_op_def(op.type).kind
+    if kind == "pointwise" and not generated_bfloat16 and touches_bfloat16(op, infos):
+        return "extern"
     if kind == "pointwise" and any(to_numpy_dtype(infos[n].dtype).kind == "c"
                                    for n in op.input_arg_names + op.output_arg_names):
         dtypes = {k: [infos[n].dtype for n in v if n != EMPTY_VAR] for k, v in op.inputs.items()}
@@ -303,7 +308,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
               reduce_prologue: bool = True, row_fusion: bool = True,
               storage: dict[str, str] | None = None, products: set[str] = frozenset(),
               reads: list[list[str]] | None = None,
-              pools: set[str] = frozenset()) -> list[_Group | OpDesc]:
+              pools: set[str] = frozenset(),
+              generated_bfloat16: bool = True) -> list[_Group | OpDesc]:
     """Kernels chosen by dependency, in program order: each op may join any kernel after the
     last step it depends on in the scheduler graph (by storage: RAW, WAR, WAW), so nothing moves
     past what it must follow and no cycle forms. Among the kernels it fits (same iteration
@@ -316,7 +322,8 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
     more reductions and per-row epilogues follow it in the same kernel; the ops writing a var in
     `products` (matrix products generated as code) start kernels that pointwise ops over their
     result may join. `reads` are the ops' value inputs (value_inputs); `pools` the outputs of
-    the pools generated as code (for the reason a kernel after one gives).
+    the pools generated as code (for the reason a kernel after one gives);
+    generated_bfloat16: step_kind's.
     """
     from .scheduler import SchedulerGraph  # the graph module builds on this one's step types
 
@@ -381,7 +388,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                    for n in reads[i] if n in g.level or n in g.reads)
 
     for i, op in enumerate(ops):
-        kind = step_kind(op, infos)
+        kind = step_kind(op, infos, generated_bfloat16)
         after = max((placed[j] for j in deps.predecessors(i)), default=-1)
         if cur is not None and cur.index < after:
             why, cur = f"'{op.type}' must follow a later step", None
@@ -453,17 +460,18 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
                 fuse: bool = True, reduce_prologue: bool = True,
                 row_fusion: bool = True, storage: dict[str, str] | None = None,
                 products: set[str] = frozenset(), pools: set[str] = frozenset(),
-                convs: set[str] = frozenset(), conv_pools: set[str] = frozenset()) -> list[Step]:
+                convs: set[str] = frozenset(), conv_pools: set[str] = frozenset(),
+                generated_bfloat16: bool = True) -> list[Step]:
     """Kernels and extern steps; a kernel outputs what later steps read or live_out names.
     The pool2d ops writing a var in `pools` are generated (PoolKernel), each with the
     transpose2 right after it folded in when that alone reads its result; the conv2d_fused ops
     writing a var in `convs` likewise (ConvKernel), with the transpose2 right before it folded
     in when the conv alone reads its result, and the pool2d writing a var in `conv_pools` (with
     its transpose) folded into the ConvKernel right before it when it alone reads the conv's
-    result."""
+    result. generated_bfloat16: step_kind's."""
     values = [value_inputs(op, infos) for op in ops]  # shape-only inputs left out
     groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values,
-                       pools)
+                       pools, generated_bfloat16)
     reads = {id(op): v for op, v in zip(ops, values)}
     reads_after: list[set[str]] = [set() for _ in groups]
     seen: set[str] = set()

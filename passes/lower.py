@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..frontend.errors import FluidcError, OpError, ShapeError, name_op
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
+from .bfloat16 import in_float32
 from .control_flow import BranchShapes, check_branch_shapes, infer_control
 
 
@@ -67,7 +68,10 @@ def lower_ops(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
         op = work.pop()
         opdef = get_op_def(op.type)
         infer_op(op, infos)
-        if opdef.kind == "composite":
+        widened = in_float32(op, infos, namer)
+        if widened is not None:  # bfloat16, computed in float32
+            work.extend(reversed(widened))
+        elif opdef.kind == "composite":
             subs = opdef.lower(op, infos, namer)
             for sub in subs:
                 sub.attrs = get_op_def(sub.type).complete_attrs(sub.attrs)

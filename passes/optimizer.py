@@ -527,6 +527,34 @@ class Adamax(Optimizer):
                                "bias_after_scale": True})
 
 
+class Adadelta(Optimizer):
+    """Adaptive rates from running averages of squared gradients and squared updates:
+    param += lr * -sqrt((avg_sq_update + eps) / (avg_sq_grad + eps)) * grad."""
+
+    _avg_squared_grad_acc_str = "_avg_squared_grad"
+    _avg_squared_update_acc_str = "_avg_squared_update"
+    _group_options = {"rho": _is_set, "epsilon": _is_set}
+
+    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None, parameter_list=None,
+                 regularization=None):
+        for n, v in (("learning_rate", learning_rate), ("epsilon", epsilon), ("rho", rho)):
+            _check(v is not None, f"{n} is not set.")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name, parameter_list,
+                         regularization)
+        self._epsilon, self._rho = epsilon, rho
+
+    def _append_optimize_op(self, block, param, grad, lr):
+        asg = self._add_accumulator(self._avg_squared_grad_acc_str, param)
+        asu = self._add_accumulator(self._avg_squared_update_acc_str, param)
+        return block.append_op(
+            "adadelta", {"Param": [param], "Grad": [grad], "AvgSquaredGrad": [asg],
+                         "AvgSquaredUpdate": [asu], "LearningRate": [lr]},
+            {"ParamOut": [param], "AvgSquaredGradOut": [asg], "AvgSquaredUpdateOut": [asu]},
+            {"epsilon": float(self._option(param, "epsilon")),
+             "rho": float(self._option(param, "rho"))})
+
+
 class Lamb(Optimizer):
     """Layer-wise adaptive moments: an Adam direction plus lamb_weight_decay * param, scaled
     per parameter by ||param|| / ||direction||."""
@@ -575,3 +603,4 @@ class Lamb(Optimizer):
 SGDOptimizer, MomentumOptimizer, AdamOptimizer, AdamWOptimizer = SGD, Momentum, Adam, AdamW
 AdagradOptimizer, RMSPropOptimizer, AdamaxOptimizer, LambOptimizer = (Adagrad, RMSProp, Adamax,
                                                                       Lamb)
+AdadeltaOptimizer = Adadelta

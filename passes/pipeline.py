@@ -14,6 +14,7 @@ from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, pool_result, run_concurrently
+from .attention import fuse_attention
 from .constant_fold import fold_constants, once_per_binding
 from .control_flow import attach_blocks, has_sub_blocks, read_kept_outputs
 from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_convs, generated_pool,
@@ -267,7 +268,10 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
                         reduce_prologue=strategy.reduce_fusion_enabled,
                         row_fusion=row_fusion and strategy.reduce_fusion_enabled,
                         storage=storage, products=products, pools=pools, convs=convs,
-                        conv_pools=conv_pools)
+                        conv_pools=conv_pools, generated_bfloat16=target == "c")
+    if strategy.fuse_all and target == "c":
+        steps = run_pass("fuse_attention", fuse_attention, steps, infos,
+                         live_out | set(storage.values()))
     graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
         storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))

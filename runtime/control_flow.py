@@ -12,8 +12,8 @@ from ..frontend.ops import OpDesc, grad_name
 from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR
 from ..passes.control_flow import (COUNTERS, block_program, forward_block, grad_block_inputs,
-                                   grad_block_outputs, outer_kept, outer_reads,
-                                   overwritten_inputs, sub_block, unversioned)
+                                   grad_block_outputs, outer_kept, outer_reads, sub_block,
+                                   unversioned)
 from ..passes.while_grad import body_versions
 from .scope import Scope
 
@@ -82,8 +82,8 @@ class SubBlocks:
         # while / recurrent ops a while_grad / recurrent_grad of this program differentiates
         # (by body block): each run keeps the values every iteration began with (a recurrent
         # op: each step's memories), for the grad loop to run back over; a conditional_block
-        # a conditional_block_grad differentiates keeps the values of the vars it overwrites
-        # as they entered it (overwritten_inputs), for the grad's recompute of its block
+        # a conditional_block_grad differentiates keeps the values its inputs entered it with
+        # (its block or a later op may overwrite them), for the grad's recompute of its block
         self._graded: set[int] = set()
         self._tapes: dict[int, list[dict[str, torch.Tensor]]] = {}
 
@@ -128,11 +128,10 @@ class SubBlocks:
 
     def _keep_inputs(self, op: OpDesc, values: dict[str, torch.Tensor]) -> None:
         """A taken conditional_block that a conditional_block_grad differentiates: the values
-        the vars its block overwrites entered it with."""
+        its inputs entered it with (its block, or an op after it, may overwrite them)."""
         block = sub_block(op).idx
         if block in self._graded:
-            self._tapes[block] = {n: values[n].clone() for n in overwritten_inputs(op)
-                                  if n in values}
+            self._tapes[block] = {n: t.clone() for n, t in values.items()}
 
     def _condition(self, op: OpDesc, ins: dict):
         conds, scalar = ins["Cond"], bool(op.attrs.get("is_scalar_condition", False))
@@ -163,9 +162,9 @@ class SubBlocks:
     def _conditional_block_grad(self, op: OpDesc, ins: dict, outs: dict, scope: Scope):
         """The grad block, after a recompute of its forward block (whose values the forward
         plan did not keep), hands each input's grad to the outer grad var; an untaken branch's
-        grads are zeros, as Paddle's. The recompute reads the vars the forward block
-        overwrote as they entered it (kept by the conditional_block), as Paddle's grad block
-        reads the forward run's scope."""
+        grads are zeros, as Paddle's. The recompute reads the inputs as they entered the
+        forward block (kept by the conditional_block), as Paddle's grad block reads the forward
+        run's scope, whatever the block or later ops wrote over them."""
         pairs = grad_block_outputs(op)
         forward = forward_block(op).idx
         self._graded.add(forward)

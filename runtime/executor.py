@@ -17,7 +17,7 @@ from ..codegen import generate_c
 from ..codegen.compiler import find_compiler
 from ..codegen.product_choice import choose_products
 from ..codegen.triton_plan import generate_triton, triton_device
-from ..frontend.dtypes import VarType, dtype_name, to_numpy_dtype
+from ..frontend.dtypes import VarType, to_numpy_dtype
 from ..frontend.errors import FeedError, FetchError, did_you_mean
 from ..frontend.framework import Operator, Program, Variable, default_main_program, static_input
 from ..frontend.logs import logger
@@ -164,8 +164,12 @@ class Executor:
         elif plan is not self._mru:
             self._touch(key, plan)
         if plan.locks:  # it writes persistables: one run at a time per scope
-            return _run_locked(plan, arrays, scope, return_numpy)
-        return _run_instance(plan, arrays, scope, return_numpy)
+            result = _run_locked(plan, arrays, scope, return_numpy)
+        else:
+            result = _run_instance(plan, arrays, scope, return_numpy)
+        if plan.kept_feeds:
+            _keep_feeds(plan.kept_feeds, arrays, dict(lods or ()), scope)
+        return result
 
     @classmethod
     def _split_optimize_ops_in_fetch_list(cls, fetch_list) -> tuple[list[str], list[Operator]]:
@@ -241,6 +245,7 @@ class Executor:
                     plan = self._build(program, arrays, fetches, scope, strategy,
                                        dict(lods or ()), shape_values)
                 plan.strategy = strategy  # its id is in the key: keep it from being reused
+                plan.kept_feeds = _kept_feeds(program, arrays)
                 serial = key[0][0]
                 if _log.isEnabledFor(logging.DEBUG):
                     _log.debug("program %d: plan built in %.1f ms (%s): feeds %s, fetches %s",
@@ -441,6 +446,24 @@ def _run_locked(plan, arrays: dict, scope: Scope, return_numpy: bool) -> list:
         plan.last_lock = (scope, lock)
     with lock:
         return _run_instance(plan, arrays, scope, return_numpy)
+
+
+def _kept_feeds(program: Program, arrays: dict) -> tuple[str, ...]:
+    """The fed vars a run leaves in the scope as fed: persistable ones no op overwrites (those
+    the plan writes back itself)."""
+    block = program.global_block()
+    written = {n for op in block.ops for n in op.output_arg_names}
+    return tuple(n for n in arrays if isinstance(n, str) and block.has_var(n)
+                 and block.var(n).persistable and n not in written)
+
+
+def _keep_feeds(names: tuple, arrays: dict, lods: dict, scope: Scope) -> None:
+    """As Paddle's feed ops write them, persistable fed vars keep the fed value (and LoD) in
+    the scope after the run."""
+    for name in names:
+        t = scope.var(name).get_tensor()
+        t.set(arrays[name])
+        t.set_lod(lods.get(name, ()))
 
 
 def _set_learning_rate(schedule, scope: Scope) -> None:
@@ -652,9 +675,10 @@ def _check_feed(var: Variable, arr: np.ndarray, has_lod: bool = False) -> VarInf
     any); a LoD tensor's dim 0 (its sequences' items, not a batch) is not checked and reads -1.
     As in Paddle, a feed with fewer dims than declared passes ([N] labels for [-1, 1]); unlike
     Paddle (which reads past the declared shape), one with more dims does not."""
-    if arr.dtype != to_numpy_dtype(var.dtype):
+    want = to_numpy_dtype(var.dtype)
+    if arr.dtype != want:  # (bfloat16's feed is its bits: Paddle asks for 'uint16')
         raise FeedError(f"The data type of fed Variable {var.name!r} must be "
-                        f"{dtype_name(var.dtype)!r}, but received {arr.dtype.name!r}")
+                        f"{want.name!r}, but received {arr.dtype.name!r}")
     if var.need_check_feed:
         got = [-1 if i == 0 and has_lod else int(a) for i, a in enumerate(arr.shape)]
         if (len(got) > len(var.shape) or (not got and len(var.shape))

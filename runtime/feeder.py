@@ -15,7 +15,7 @@ from .tensor import LoDTensor, to_torch
 
 
 class FieldConverter:
-    """Turns one field of every sample of a batch into the array (or LoDTensor) of one var."""
+    """Turns one field of every sample of a batch into the LoDTensor of one var."""
 
     def __init__(self, var: Variable, index: int) -> None:
         self.name, self.index = var.name, index
@@ -26,9 +26,9 @@ class FieldConverter:
         self.row_size = math.prod(self.row_shape) if known else None
         self.declared = f"{dtype_name(var.dtype)} {list(var.shape)}"
 
-    def __call__(self, samples: list) -> np.ndarray | LoDTensor:
+    def __call__(self, samples: list) -> LoDTensor:
         data, offsets = self.convert(samples)
-        return data if offsets is None else LoDTensor(to_torch(data), offsets)
+        return LoDTensor(to_torch(data), offsets)
 
     def convert(self, samples: list) -> tuple[np.ndarray, list | None]:
         """(data, LoD offsets or None): plain numpy, so worker processes can send it."""
@@ -132,8 +132,9 @@ class DataFeeder:
         self.feed_names = [v.name for v in self.feed_vars]
         self._fields = [FieldConverter(v, i) for i, v in enumerate(self.feed_vars)]
 
-    def feed(self, iterable: Iterable[Any]) -> dict[str, np.ndarray | LoDTensor]:
-        """The feed dict of one minibatch: numpy arrays, LoDTensors for lod_level > 0 vars."""
+    def feed(self, iterable: Iterable[Any]) -> dict[str, LoDTensor]:
+        """The feed dict of one minibatch: a LoDTensor per var (without a LoD for lod_level 0),
+        as Paddle's."""
         samples = list(iterable)
         return {f.name: f(samples) for f in self._check(samples)}
 

@@ -23,7 +23,7 @@ from . import safe_pickle
 from .atomic_files import (atomic_write, is_own_file, member_exists, read_member, resolve_dir,
                            write_dir, write_set)
 from .scope import Scope, global_scope
-from .tensor import TORCH_DTYPES, LoDTensor, to_torch
+from .tensor import LoDTensor, to_torch
 from .load_result import parse_load_result
 from .selected_rows import SelectedRows
 from .tensor_io import (combine_from_bytes, combine_to_bytes, selected_rows_from_bytes,
@@ -635,10 +635,8 @@ def _as_lodtensor(value, name: str, where: str, var: Variable | None = None) -> 
         arr = np.asarray(value)
     except Exception as e:
         raise FormatError(f"{where}: the value of '{name}' is not an array: {e}") from None
-    if arr.dtype == np.uint16 and var is not None and var.dtype == VarType.BF16:
-        import torch  # Paddle hands bfloat16 to numpy (and pickles) as uint16
-        return LoDTensor(to_torch(arr.view(np.int16)).view(torch.bfloat16))
-    if arr.dtype not in _HOLDABLE:
+    bfloat16 = arr.dtype == np.uint16 and var is not None and var.dtype == VarType.BF16
+    if arr.dtype not in _HOLDABLE and not bfloat16:  # Paddle pickles bfloat16 as its uint16 bits
         raise FormatError(f"{where}: the value of '{name}' is {arr.dtype}, which no fluidc var "
                           f"holds")
     return LoDTensor(to_torch(arr))
@@ -662,7 +660,7 @@ def set_state_dict(program: Program, state_dict: dict, scope: Scope | None = Non
 
 
 def _numpy_dict(values: dict[str, LoDTensor]) -> dict[str, np.ndarray]:
-    return {n: _numpy(t).copy() for n, t in values.items()}
+    return {n: t.numpy().copy() for n, t in values.items()}
 
 
 def static_save(program: Program, model_path: str, protocol: int = 4, **configs) -> None:
@@ -795,9 +793,9 @@ class _PaddlePickler(pickle.Pickler):
             raise NotImplementedError("`paddle.save` do not support saving 'SelectedRows' "
                                       "(save one with use_binary_format=True)")
         if isinstance(obj, LoDTensor):
-            return _tensor_pickle(_numpy(obj).copy())
+            return _tensor_pickle(obj.numpy().copy())
         if isinstance(obj, Variable):
-            return _tensor_pickle(_numpy(_value(self._scope, obj.name)).copy())
+            return _tensor_pickle(_value(self._scope, obj.name).numpy().copy())
         return NotImplemented
 
 
@@ -851,13 +849,6 @@ def save(obj, path, protocol: int = 4, **configs) -> None:
         path.write(data)
 
 
-def _numpy(t: LoDTensor) -> np.ndarray:
-    if t._t is not None and t._t.dtype == TORCH_DTYPES[VarType.BF16]:
-        import torch
-        return t._t.view(torch.int16).numpy().view(np.uint16)  # as Paddle gives bfloat16
-    return t.numpy()
-
-
 def _load_dir(path: str, configs: dict) -> dict[str, np.ndarray]:
     path = resolve_dir(path)
     model = configs.get("model_filename") or "__model__"
@@ -865,7 +856,7 @@ def _load_dir(path: str, configs: dict) -> dict[str, np.ndarray]:
     if os.path.isfile(mpath):
         program = parse_program(_read(mpath, "model"), mpath)
         return _program_values(program, path, configs.get("params_filename"))
-    return {name: _numpy(tensor_from_bytes(_read(full, f"var '{name}'"), full, name))
+    return {name: tensor_from_bytes(_read(full, f"var '{name}'"), full, name).numpy()
             for name, full in dir_files(path)}
 
 
@@ -883,7 +874,7 @@ def dir_files(path: str):
 
 def _program_values(program: Program, folder: str, filename: str | None) -> dict[str, np.ndarray]:
     chosen = _select(program, None, is_persistable)
-    return {n: _numpy(t) for n, t in _read_vars(folder, chosen, filename).items()}
+    return {n: t.numpy() for n, t in _read_vars(folder, chosen, filename).items()}
 
 
 def load(path: str, **configs):
@@ -929,7 +920,7 @@ def _load_bytes(data: bytes, where: str, configs: dict):
             rows, height, value = selected_rows_from_bytes(data, where)
         except FormatError:
             t = tensor_from_bytes(data, where, os.path.basename(where))
-            return (_numpy(t) if return_numpy else t), len(data)
+            return (t.numpy() if return_numpy else t), len(data)
         sr = SelectedRows(rows, height)
         sr.get_tensor().set(value)
         return sr, len(data)

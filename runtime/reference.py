@@ -6,6 +6,7 @@ import numpy as np
 from fluidc.frontend.lazy_import import torch
 
 from ..frontend.errors import LoDFetchError, OpError, UninitializedVarError
+from ..frontend.bfloat16 import BITS
 from ..frontend.dtypes import VarType
 from ..frontend.framework import Program
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
@@ -15,8 +16,9 @@ from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX, LOD_ATTR, grad_name
 from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
 from ..passes.control_flow import (COUNTERS, attach_blocks, forward_block, grad_block_inputs,
-                                   grad_block_outputs, overwritten_inputs,
+                                   grad_block_outputs,
                                    has_sub_blocks, read_kept_outputs, sub_block, unversioned)
+from ..passes.bfloat16 import in_float32
 from ..passes.lower import TempNamer, infer_op
 from ..passes.empty_inputs import unbind_empty_inputs
 from ..passes.prune import prune_ops
@@ -50,6 +52,15 @@ def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) 
     if any(isinstance(values.get(n), list) for n in op.input_arg_names):
         _run_entrywise(op, values, rng)
         return
+    if _reads_or_makes_bfloat16(op, values):
+        infos = {n: VarInfo(np.shape(values[n]), _var_type(values[n]))
+                 for n in op.input_arg_names if isinstance(values.get(n), np.ndarray)}
+        infer_op(op, infos)
+        subs = in_float32(op, infos, TempNamer(infos, prefix="@bf16@"))
+        if subs is not None:  # as the compiled plan computes it (passes/bfloat16.py)
+            for sub in subs:
+                run_op(sub, values, rng)
+            return
     if opdef.reference is None and opdef.kind == "composite":
         infos = {n: VarInfo(a.shape, _var_type(a)) for n, a in values.items()
                  if isinstance(a, np.ndarray)}
@@ -77,6 +88,11 @@ def run_op(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Generator) 
                      for a, lod in zip(v, attrs[LOD_ATTR][k])] for k, v in ins.items()}
         outs = {**outs, LOD_ATTR: opdef.lod(attrs[LOD_ATTR], attrs, infos)}
     _store(op, outs, values)
+
+
+def _reads_or_makes_bfloat16(op: OpDesc, values: dict) -> bool:
+    return any(getattr(values.get(n), "dtype", None) == BITS for n in op.input_arg_names) or \
+        any(op.attrs.get(k) == VarType.BF16 for k in ("dtype", "out_dtype"))
 
 
 def lod_key(name: str) -> tuple:
@@ -200,7 +216,7 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
     if op.type == "conditional_block":
         if taken:  # what its grad's recompute starts from
             values[_entered(sub_block(op))] = {n: copy_value(values[n])
-                                              for n in overwritten_inputs(op) if n in values}
+                                              for n in op.input("Input") if n in values}
             _run_block(sub_block(op), values, rng)
         else:  # uninitialized, as in Paddle: only select_input (which skips it) reads it
             values.update((n, None) for n in op.outputs.get("Out", []) if n not in values)
@@ -224,7 +240,7 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
 
 def _entered(block) -> tuple:
     """The key (never a var name) under which a taken conditional_block keeps the values of
-    the vars its block overwrites as they entered it."""
+    its inputs as they entered it."""
     return ("cond entry", block.idx)
 
 

@@ -32,10 +32,13 @@ class _OnFirstUse(Mapping):
         return len(self._get())
 
 
+# bfloat16 is held as its bits (torch.uint16), so every numpy view of it is Paddle's uint16 and
+# no torch arithmetic rounds it (torch's NaN is 0x7FC0, Paddle's 0x7FFF): ops compute it through
+# passes/bfloat16.py.
 TORCH_DTYPES = _OnFirstUse(lambda: {
     VarType.BOOL: torch.bool, VarType.UINT8: torch.uint8, VarType.INT8: torch.int8,
     VarType.INT16: torch.int16, VarType.INT32: torch.int32, VarType.INT64: torch.int64,
-    VarType.FP16: torch.float16, VarType.BF16: torch.bfloat16, VarType.FP32: torch.float32,
+    VarType.FP16: torch.float16, VarType.BF16: torch.uint16, VarType.FP32: torch.float32,
     VarType.FP64: torch.float64, VarType.COMPLEX64: torch.complex64,
     VarType.COMPLEX128: torch.complex128,
 })

@@ -357,6 +357,8 @@ _POS35 = dict(lo=0.1, hi=1.0)
 add("adagrad", Case({**_PG, "Moment": f(3, 5, **_POS35)}, {"epsilon": 1e-6}))
 add("adamax", Case({**_PG, "Moment": f(3, 5), "InfNorm": f(3, 5, **_POS35),
                     "Beta1Pow": Const([0.9 ** 2])}))
+add("adadelta", Case({**_PG, "AvgSquaredGrad": f(3, 5, **_POS35),
+                      "AvgSquaredUpdate": f(3, 5, **_POS35)}, {"rho": 0.9, "epsilon": 1e-5}))
 add("adamw", Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True}),
     Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True, "lr_ratio": 0.5}, label="lr_ratio"))
 add("adamw_update", Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True}))

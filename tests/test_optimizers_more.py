@@ -90,6 +90,21 @@ def test_adamax():
     np.testing.assert_allclose(out["ParamOut"], a["Param"] - 0.1 / (1 - 0.81) * m / u, rtol=1e-5)
 
 
+def test_adadelta():
+    a = _arrays("Param", "Grad")
+    a["AvgSquaredGrad"] = np.abs(RNG.standard_normal((3, 4))).astype(F32)
+    a["AvgSquaredUpdate"] = np.abs(RNG.standard_normal((3, 4))).astype(F32)
+    a["LearningRate"] = np.array([0.5], F32)
+    out = both("adadelta", a, ["ParamOut", "AvgSquaredGradOut", "AvgSquaredUpdateOut"],
+               {"rho": 0.9, "epsilon": 1e-5})
+    g = a["Grad"]
+    asg = 0.9 * a["AvgSquaredGrad"] + 0.1 * g * g
+    update = -np.sqrt((a["AvgSquaredUpdate"] + 1e-5) / (asg + 1e-5)) * g
+    for slot, want in (("AvgSquaredGradOut", asg), ("ParamOut", a["Param"] + 0.5 * update),
+                       ("AvgSquaredUpdateOut", 0.9 * a["AvgSquaredUpdate"] + 0.1 * update ** 2)):
+        np.testing.assert_allclose(out[slot], want, rtol=1e-5, atol=1e-6)
+
+
 def _adam_inputs():
     a = _arrays("Param", "Grad", "Moment1")
     a["Moment2"] = np.abs(RNG.standard_normal((3, 4))).astype(F32)
@@ -171,7 +186,8 @@ def _minimize(make_opt, dtype="float32"):
 
 
 def test_names_1x_and_2x():
-    for name in ("SGD", "Momentum", "Adam", "AdamW", "Adagrad", "RMSProp", "Adamax", "Lamb"):
+    for name in ("SGD", "Momentum", "Adam", "AdamW", "Adagrad", "RMSProp", "Adamax", "Lamb",
+                 "Adadelta"):
         assert getattr(paddle.optimizer, name) is getattr(paddle.optimizer, name + "Optimizer")
     import fluidc.optimizer as opt_pkg  # a real package
     assert opt_pkg.lr.NoamDecay is paddle.optimizer.lr.NoamDecay

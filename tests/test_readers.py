@@ -114,8 +114,10 @@ def test_data_feeder_builds_arrays_and_lod():
     feeder = DataFeeder([words, img, label], fluid.CPUPlace())
     feed = feeder.feed([([1, 2, 3], np.ones((2, 2)), 0), ([4, 5], np.zeros(4), 1)])
     assert feed["words"].lod() == [[0, 3, 5]] and np.array(feed["words"]).shape == (5, 1)
-    assert feed["img"].shape == (2, 2, 2) and feed["img"].dtype == np.float32
-    assert feed["label"].tolist() == [[0], [1]] and feed["label"].dtype == np.int64
+    img, label = np.array(feed["img"]), np.array(feed["label"])
+    assert feed["img"].shape() == [2, 2, 2] and feed["img"].lod() == []
+    assert img.dtype == np.float32 and img[0].sum() == 4 and img[1].sum() == 0
+    assert label.tolist() == [[0], [1]] and label.dtype == np.int64
     nested = fluid.layers.data(name="para", shape=[1], dtype="int64", lod_level=2)
     feed = DataFeeder([nested], None).feed([([[1, 2], [3]],), ([[4]],)])
     assert feed["para"].recursive_sequence_lengths() == [[2, 1], [2, 1, 1]]

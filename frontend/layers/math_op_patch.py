@@ -14,7 +14,7 @@ from numbers import Number
 from ..dtypes import VarType, convert_dtype
 from ..framework import Variable
 from . import api2, nn, tensor
-from .api2 import manipulation, shaping
+from .api2 import manipulation, search, shaping
 from .helper import LayerHelper, static_inplace
 from .indexing import getitem
 
@@ -132,6 +132,7 @@ _METHODS = {
     "moveaxis": manipulation.moveaxis, "t": manipulation.t, "reshape_": manipulation.reshape_,
     "add_": static_inplace(api2.add, "add"), "subtract_": static_inplace(api2.subtract, "subtract"),
     "scale_": api2.scale_, "squeeze": shaping.squeeze, "unsqueeze": shaping.unsqueeze,
+    "argmax": search.argmax, "argmin": search.argmin, "flatten_": api2.flatten_,
 }
 
 

@@ -1,7 +1,8 @@
-"""Optimizer update ops under Paddle's names and slots: sgd, momentum, adagrad, rmsprop, adamax
-(pointwise), adam and adamw (composite over a pointwise update and the beta-pow scales), lamb
-(composite: moments, two norms, the trust-ratio step); the gradient-clipping ops squared_l2_norm
-and clip_by_norm; and what the 1.x learning-rate schedules append (increment, cos). No grads."""
+"""Optimizer update ops under Paddle's names and slots: sgd, momentum, adagrad, rmsprop, adamax,
+adadelta (pointwise), adam and adamw (composite over a pointwise update and the beta-pow
+scales), lamb (composite: moments, two norms, the trust-ratio step); the gradient-clipping ops
+squared_l2_norm and clip_by_norm; and what the 1.x learning-rate schedules append (increment,
+cos). No grads."""
 from __future__ import annotations
 
 import numpy as np
@@ -207,6 +208,24 @@ def _adamax(o, i, a):
 pointwise("adamax", ["Param", "Grad", "LearningRate", "Moment", "InfNorm", "Beta1Pow"],
           ["ParamOut", "MomentOut", "InfNormOut"], _adamax,
           {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "multi_precision": False})
+
+
+# adadelta: asg = rho*asg + (1-rho)*g^2; update = -sqrt((asu + eps) / (asg + eps)) * g;
+# asu = rho*asu + (1-rho)*update^2; param += lr * update.
+def _adadelta(o, i, a):
+    p, g, asg, asu, lr = (i[s] for s in ("Param", "Grad", "AvgSquaredGrad", "AvgSquaredUpdate",
+                                          "LearningRate"))
+    rho, one, eps = _c(o, a["rho"], p), _c(o, 1.0, p), _c(o, a["epsilon"], p)
+    asg_out = o.add(o.mul(rho, asg), o.mul(o.sub(one, rho), o.mul(g, g)))
+    update = o.neg(o.mul(o.sqrt(o.truediv(o.add(asu, eps), o.add(asg_out, eps))), g))
+    asu_out = o.add(o.mul(rho, asu), o.mul(o.sub(one, rho), o.mul(update, update)))
+    return {"ParamOut": o.add(p, o.mul(lr, update)), "AvgSquaredGradOut": asg_out,
+            "AvgSquaredUpdateOut": asu_out}
+
+
+pointwise("adadelta", ["Param", "Grad", "AvgSquaredGrad", "AvgSquaredUpdate", "LearningRate"],
+          ["ParamOut", "AvgSquaredGradOut", "AvgSquaredUpdateOut"], _adadelta,
+          {"rho": 0.95, "epsilon": 1e-6, "multi_precision": False})
 
 
 # squared_l2_norm: sum(x^2) as a [1] value; lowered to square + reduce_sum, one fused kernel.

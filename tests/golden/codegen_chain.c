@@ -26,6 +26,24 @@ static inline int64_t fluidc_mod_i64(int64_t a, int64_t b)
     return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
 }
 
+/* bfloat16, held as its bits, converted as Paddle's CPU cast does: through float, rounding to
+   nearest even, every NaN to 0x7FFF */
+static inline float fluidc_bf16_to_f32(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline uint16_t fluidc_f32_to_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if (f != f) return 0x7FFF;
+    return (uint16_t)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
 
 /* kernel_0_scale_add_relu_tanh_mul: scale + elementwise_add + relu + scale + tanh + elementwise_mul + scale over [8, 1024] */
 static void kernel_0_scale_add_relu_tanh_mul(const int64_t nb, const float *restrict b0, const float *restrict b1, float *restrict b2)

@@ -12,14 +12,6 @@ import os
 import pytest
 
 KNOWN_GAPS = {
-    # the default dtype: bfloat16 storage
-    'test_default_dtype.py::TestDefaultTypeInLayer::test_bfloat16':
-        "FluidcError in dygraph: nn.Linear's bfloat16 weight is initialized at once, and "
-        "fluidc has no bfloat16 storage outside checkpoint files: dygraph tensors are numpy "
-        "arrays (numpy has no bfloat16) and plans size buffers by the numpy dtype (BF16 has "
-        "none); a static Linear declares it bfloat16 as Paddle does. (Paddle 3.3.1 on the CPU: "
-        ".numpy() gives the uint16 bit patterns, and matmul has no bfloat16 kernel, so the "
-        "Linear's forward fails there too.)",
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -80,8 +80,33 @@ def concat(x, axis=0, name=None):
     return _tensor.concat(x, axis, name=name)
 
 
+def _flatten_axes(x, start_axis, stop_axis) -> tuple[int, int]:
+    """Paddle's flatten checks, each a ValueError: x a Tensor; the axes ints in [-rank, rank)
+    (0 or -1 for a 0-d x), start_axis not after stop_axis."""
+    if not isinstance(x, Variable):
+        raise ArgumentValueError("The input x should be a Tensor")
+    rank = len(x.shape)
+    ints = builtins.all(isinstance(a, int) and not isinstance(a, bool)
+                        for a in (start_axis, stop_axis))
+    if rank == 0:
+        for n, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+            if not ints or a not in (0, -1):
+                raise ArgumentValueError(f"The {n} should be int, and should be 0 or -1 when "
+                                         f"the input tensor is a 0-D-Tensor, got {a!r}")
+        return start_axis, stop_axis
+    for n, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
+        if not ints or not -rank <= a < rank:
+            raise ArgumentValueError(f"The {n} should be a int, and in range [-rank(x), "
+                                     f"rank(x)) = [{-rank}, {rank}), got {a!r}")
+    if start_axis % rank > stop_axis % rank:
+        raise ArgumentValueError(f"The stop_axis should be larger than stat_axis, got "
+                                 f"start_axis {start_axis}, stop_axis {stop_axis}")
+    return start_axis, stop_axis
+
+
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     """Dims start_axis..stop_axis merged into one (flatten_contiguous_range)."""
+    start_axis, stop_axis = _flatten_axes(x, start_axis, stop_axis)
     helper = LayerHelper("flatten_contiguous_range", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     xshape = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
@@ -89,6 +114,9 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
                      outputs={"Out": [out], "XShape": [xshape]},
                      attrs={"start_axis": start_axis, "stop_axis": stop_axis})
     return out
+
+
+flatten_ = static_inplace(flatten, "flatten")
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 (Paddle's name)

@@ -36,8 +36,10 @@ def _op(op_type: str, inputs: dict, attrs: dict | None = None, dtype=None, name=
 
 
 def _check_reduction(reduction: str, fn: str) -> None:
+    """Paddle's ValueError for a reduction other than 'sum', 'mean' or 'none'."""
     if reduction not in REDUCTIONS:
-        raise FluidcError(f"{fn}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+        raise ArgumentValueError(f"The value of 'reduction' in {fn} should be 'sum', 'mean' or "
+                                 f"'none', but received {reduction}, which is not allowed.")
 
 
 def _reduced(loss: Variable, reduction: str) -> Variable:
@@ -204,16 +206,28 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
     return loss
 
 
-def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
-    """[N, C * r^2, H, W] -> [N, C, H * r, W * r] (Paddle's pixel_shuffle op)."""
+def _check_upscale_factor(upscale_factor) -> None:
+    """Paddle's pixel_shuffle checks: an int (TypeError), larger than 0 (ValueError)."""
+    if isinstance(upscale_factor, bool) or not isinstance(upscale_factor, int):
+        raise ArgumentTypeError(f"upscale factor must be int type, got "
+                                f"{type(upscale_factor).__name__}")
+    if upscale_factor <= 0:
+        raise ArgumentValueError(f"upscale_factor should be larger than 0, but received "
+                                 f"{upscale_factor}")
+
+
+def _check_pixel_shuffle_format(data_format) -> None:
     if data_format not in ("NCHW", "NHWC"):
         raise ArgumentValueError(f"Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
                                  f"Attr(data_format): {data_format}.")
+
+
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    """[N, C * r^2, H, W] -> [N, C, H * r, W * r] (Paddle's pixel_shuffle op)."""
+    _check_pixel_shuffle_format(data_format)
     check_variable_and_dtype(x, "x", ("float16", "bfloat16", "float32", "float64"),
                              "pixel_shuffle")
-    if not isinstance(upscale_factor, int):
-        raise ArgumentTypeError(f"pixel_shuffle: upscale_factor must be an int, got "
-                                f"{type(upscale_factor).__name__}")
+    _check_upscale_factor(upscale_factor)
     helper = LayerHelper("pixel_shuffle", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("pixel_shuffle", inputs={"X": [x]}, outputs={"Out": [out]},
@@ -585,7 +599,11 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
     _check_reduction(reduction, "nll_loss")
     rank = len(input.shape)
     if rank < 2:
-        raise FluidcError(f"nll_loss: input must have at least 2 dims, got {list(input.shape)}")
+        raise ArgumentValueError(f"Expected 2 or more dimensions (got {rank}): nll_loss's input "
+                                 f"is [N, C, ...], got {list(input.shape)}")
+    if input.shape[1] == 0:
+        raise ArgumentValueError(f"Expected 1 or more classes (got num classes "
+                                 f"{input.shape[1]})")
     spatial = list(label.shape)
     if rank > 2:  # classes last, rows flattened: the op is [N, C]
         input = reshape(_nn.transpose(input, [0] + list(range(2, rank)) + [1]),

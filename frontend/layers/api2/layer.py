@@ -714,9 +714,72 @@ class L1Loss(Layer):
         return F.l1_loss(input, label, self._reduction)
 
 
+class PixelShuffle(Layer):
+    """F.pixel_shuffle with the constructor's factor and data format."""
+
+    def __init__(self, upscale_factor, data_format="NCHW", name=None) -> None:
+        super().__init__()
+        F._check_upscale_factor(upscale_factor)
+        F._check_pixel_shuffle_format(data_format)
+        self._upscale_factor, self._data_format = upscale_factor, data_format
+
+    def forward(self, x):
+        return F.pixel_shuffle(x, self._upscale_factor, self._data_format)
+
+
+class BCELoss(Layer):
+    """F.binary_cross_entropy of probabilities, with an optional weight."""
+
+    def __init__(self, weight=None, reduction="mean", name=None) -> None:
+        super().__init__()
+        F._check_reduction(reduction, "bce_loss")
+        self._weight, self._reduction = weight, reduction
+
+    def forward(self, input, label):
+        return F.binary_cross_entropy(input, label, self._weight, self._reduction)
+
+
+class BCEWithLogitsLoss(Layer):
+    """F.binary_cross_entropy_with_logits, with optional weight and pos_weight."""
+
+    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None) -> None:
+        super().__init__()
+        F._check_reduction(reduction, "BCEWithLogitsLoss")
+        self._weight, self._reduction, self._pos_weight = weight, reduction, pos_weight
+
+    def forward(self, logit, label):
+        return F.binary_cross_entropy_with_logits(logit, label, self._weight, self._reduction,
+                                                  self._pos_weight)
+
+
+class NLLLoss(Layer):
+    """F.nll_loss of log-probabilities, with optional class weights and an ignored label."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None) -> None:
+        super().__init__()
+        F._check_reduction(reduction, "nll_loss")
+        self._args = dict(weight=weight, ignore_index=ignore_index, reduction=reduction,
+                          name=name)
+
+    def forward(self, input, label):
+        return F.nll_loss(input, label, **self._args)
+
+
+class KLDivLoss(Layer):
+    """F.kl_div of log-probabilities from a target distribution."""
+
+    def __init__(self, reduction="mean", log_target=False) -> None:
+        super().__init__()
+        self._reduction, self._log_target = reduction, log_target
+
+    def forward(self, input, label):
+        return F.kl_div(input, label, self._reduction, self._log_target)
+
+
 __all__ = ["Layer", "Sequential", "LayerList", "ParameterList", "ReLU", "ReLU6", "Sigmoid",
            "Tanh", "GELU", "LeakyReLU",
            "Softmax", "LogSoftmax", "ELU", "Softplus", "Hardsigmoid", "Hardswish", "Silu",
            "Swish", "LogSigmoid", "Softsign", "SELU", "Linear", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm",
-           "Embedding", "Dropout", "Flatten", "CrossEntropyLoss", "MSELoss", "L1Loss"]
+           "Embedding", "Dropout", "Flatten", "CrossEntropyLoss", "MSELoss", "L1Loss", "BCELoss",
+           "BCEWithLogitsLoss", "NLLLoss", "KLDivLoss", "PixelShuffle"]
