@@ -15,7 +15,8 @@ grads). So the choice is measured rather than assumed:
   spends on its epilogue's separate pass over the result).
 The choices are kept in the kernel cache (m_<key>.json, the key naming the compiler, the
 instruction set it targets and torch's version), so each shape is measured once per machine;
-an unreadable file is measured again and replaced.
+an unreadable file is measured again and replaced. A measurement whose samples were not steady
+(the cores busy with other work: STEADY) serves only the process that made it.
 
 FLUIDC_PRODUCTS pins the choice: `generated` (every product the C backend can compute) or
 `library` (none), the same on every machine; `measured` (the default) may choose differently on
@@ -28,6 +29,7 @@ import dataclasses
 import functools
 import json
 import os
+import statistics
 import threading
 import time
 
@@ -47,6 +49,7 @@ MEASURE_MAX_ROWS = 4096  # taller products are timed on this many rows (see meas
 LIBRARY_MARGIN = 1.08
 ROUNDS = 5
 SAMPLE_SECONDS = 2e-3  # each timed sample repeats a product for about this long
+STEADY = 1.25  # samples whose median exceeds their best by more are not kept on disk
 MODES = ("measured", "generated", "library")
 FORMAT = 1
 
@@ -79,9 +82,10 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
             if not all(n in known for n in big.values()):
                 known.update(_read(path))
             todo = list({measured_shape(s): 0 for s, n in big.items() if n not in known})
-            if todo:
+            if todo:  # unsteady measurements serve this process only: later ones measure again
                 known.update(measure(todo))
-                atomic_write(path, json.dumps({"format": FORMAT, "products": known}, indent=1,
+                kept = {n: e for n, e in known.items() if e.get("steady", True)}
+                atomic_write(path, json.dumps({"format": FORMAT, "products": kept}, indent=1,
                                               sort_keys=True))
     return {s for s in shapes if s not in big or known[big[s]]["generated"]}
 
@@ -125,30 +129,33 @@ def measure(shapes: list[ProductShape]) -> dict[str, dict]:
         generated = module.segment(segment, table)
         library = functools.partial(run, {k: [tensors[n] for n in v] for k, v in op.inputs.items()},
                                     {"Out": [tensors[op.output("Out")[0]]]}, op.attrs, None)
-        g, lib = _best_of(generated, library)
-        found[_name(s)] = {"generated_s": g, "library_s": lib,
+        (g, lib), steady = _best_of(generated, library)
+        found[_name(s)] = {"generated_s": g, "library_s": lib, "steady": steady,
                            "generated": bool(g <= lib * LIBRARY_MARGIN)}
         _log.info("product %s: generated %.3f ms, library %.3f ms: %s", _name(s), g * 1e3,
                   lib * 1e3, "generated" if found[_name(s)]["generated"] else "library")
     return found
 
 
-def _best_of(*fns) -> list[float]:
-    """The best per-call time of each function, sampled alternately ROUNDS times."""
+def _best_of(*fns) -> tuple[list[float], bool]:
+    """The best per-call time of each function, sampled alternately ROUNDS times, and whether
+    the samples were steady: each function's median within STEADY of its best (on cores busy
+    with other work a sample can take a scheduler slice longer: 8 ms for a 0.6 ms product)."""
     reps = []
     for f in fns:
         f()
         t = time.perf_counter()
         f()
         reps.append(max(1, int(SAMPLE_SECONDS / max(time.perf_counter() - t, 1e-7))))
-    best = [float("inf")] * len(fns)
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(ROUNDS):
-        for i, (f, n) in enumerate(zip(fns, reps)):
+        for f, n, times in zip(fns, reps, samples):
             t = time.perf_counter()
             for _ in range(n):
                 f()
-            best[i] = min(best[i], (time.perf_counter() - t) / n)
-    return best
+            times.append((time.perf_counter() - t) / n)
+    return [min(t) for t in samples], all(statistics.median(t) <= STEADY * min(t)
+                                          for t in samples)
 
 
 def _name(s: ProductShape) -> str:

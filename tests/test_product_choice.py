@@ -91,14 +91,51 @@ def test_an_unreadable_choice_file_is_measured_again_and_replaced(measured, monk
     assert data["products"][product_choice._name(shape)]["generated"] is False
 
 
+def test_an_unsteady_measurement_serves_only_its_process(measured, monkeypatch):
+    """Samples taken while other work held the cores are not kept: the next process measures
+    again (and keeps what it measures steadily)."""
+    busy, calm = ProductShape(32, 40, 48, False, "float32"), ProductShape(32, 24, 40, False,
+                                                                            "float32")
+    asked = []
+
+    def measure(shapes):
+        asked.append(sorted((s.m, s.n, s.k) for s in shapes))
+        return {product_choice._name(s): {"generated_s": 1.0, "library_s": 0.5,
+                                          "generated": False, "steady": s is not busy
+                                          and (s.m, s.n, s.k) != (32, 40, 48)}
+                for s in shapes}
+    monkeypatch.setattr(product_choice, "measure", measure)
+    assert product_choice.choose_products({busy, calm}) == set()
+    assert product_choice.choose_products({busy, calm}) == set() and len(asked) == 1
+    assert list(json.loads(product_choice._path().read_text())["products"]) == [
+        product_choice._name(calm)]
+    monkeypatch.setattr(product_choice, "_known", {})  # another process
+    assert product_choice.choose_products({busy, calm}) == set()
+    assert asked == [[(32, 24, 40), (32, 40, 48)], [(32, 40, 48)]]
+
+
+@pytest.mark.parametrize("first,steady", [([1, 1, 1.2], True), ([1, 9, 9], False),
+                                          ([9, 1, 1.2], True)])
+def test_samples_are_steady_when_each_median_is_near_its_best(monkeypatch, first, steady):
+    """The first function's three samples as given, the second's all 1 (perf_counter faked:
+    two readings a sample, after two calibrating readings per function)."""
+    readings = [0, 1, 0, 1] + [r for t in first for r in (0, t, 0, 1)]
+    clock = iter(readings)
+    monkeypatch.setattr(product_choice, "ROUNDS", 3)
+    monkeypatch.setattr(product_choice, "SAMPLE_SECONDS", 1e-9)
+    monkeypatch.setattr(product_choice.time, "perf_counter", lambda: next(clock))
+    assert product_choice._best_of(lambda: None, lambda: None) == ([1, 1], steady)
+
+
 def test_a_real_measurement_keeps_times_and_a_choice(measured):
     shapes = {ProductShape(64, 48, 32, False, "float32"), ProductShape(64, 48, 32, True, "float64")}
     chosen = product_choice.choose_products(shapes)
     data = json.loads(product_choice._path().read_text())["products"]
-    assert len(data) == 2
     for s in shapes:
-        entry = data[product_choice._name(s)]
+        entry = data.get(product_choice._name(s)) or product_choice._known[
+            str(product_choice._path())][product_choice._name(s)]  # (unsteady: not on disk)
         assert entry["generated_s"] > 0 and entry["library_s"] > 0
+        assert isinstance(entry["steady"], bool)
         assert entry["generated"] == (entry["generated_s"]
                                       <= entry["library_s"] * product_choice.LIBRARY_MARGIN)
         assert (s in chosen) == entry["generated"]
