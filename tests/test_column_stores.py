@@ -73,10 +73,13 @@ def test_stored_column_sums_fused_unfused_and_reference_agree(prog):
     program, feed, fetch = prog
     with np.errstate(all="ignore"), fluid.scope_guard(fluid.Scope()):
         got = fused_unfused_reference(program, feed, fetch)
-    rtol, atol = (2e-5, 2e-5) if feed["x"].dtype == np.float32 else (1e-11, 1e-12)
+    tol = 2e-5 if feed["x"].dtype == np.float32 else 1e-11
     for variant in ("fused", "unfused"):
         for var, g, w in zip(fetch, got[variant], got["reference"]):
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol,
+            # absolute error relative to the result's scale: a product's sum of large terms
+            # (exp of a product) cancels to small elements, rounded differently by each order
+            scale = np.nanmax(np.abs(w[np.isfinite(w)]), initial=1.0)
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale,
                                        err_msg=f"{variant}: {var.name} of\n{program}")
 
 
