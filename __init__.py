@@ -16,9 +16,10 @@ from .frontend.layers.api2 import (abs, add, cast, concat, divide, exp, flatten,
                                    max, maximum, mean, min, minimum, multiply, ones, reshape, scale,
                                    scale_, sqrt, square, subtract, sum, tanh, transpose, zeros)
 from .frontend.layers.api2 import all, any, cumsum, pow, prod  # noqa: A004
+from .frontend.layers.api2 import floor_divide, floor_mod, mod, remainder
 from .frontend.layers.api2 import clip as _clip_layer
-from .frontend.layers.tensor import (assign, create_parameter, full_like, ones_like, shape,
-                                     static_data as data, zeros_like)
+from .frontend.layers.tensor import (assign, clone, create_parameter, full_like, ones_like,
+                                     shape, static_data as data, zeros_like)
 from .frontend.layers.api2.linalg import addmm, norm
 from .frontend.layers.api2 import (add_n, normal, rand, randint, randn, randperm, stanh,
                                    standard_normal, uniform)
@@ -27,8 +28,10 @@ from .tensor.stat import numel, std, var
 from .frontend.layers.compare import (equal, greater_equal, greater_than, increment,  # noqa: F401
                                       less_equal, less_than, logical_and, logical_not,
                                       logical_or, not_equal)
+from .frontend.layers.compare import eq, ge, greater, gt, le, less, lt, ne  # noqa: F401
 from .frontend.layers.api2.manipulation import (flip, gather, moveaxis, multiplex,  # noqa: A004
-                                                reshape_, scatter, slice, split, strided_slice, t)
+                                                reshape_, scatter, scatter_, slice, split,
+                                                strided_slice, t)
 from .frontend.layers.api2.search import argmax, argmin, where
 from .frontend.layers.api2.unique import unique_consecutive
 from .frontend.layers.api2.crop_shard import crop, shard_index

@@ -175,7 +175,7 @@ class _Tape:
             forward = {id(op): i for i, op in enumerate(block.ops)}
             grads = static_gradients([block.var(t) for t in targets],
                                      [block.var(w) for w in wanted],
-                                     seed_vars if any(seeds) else None)
+                                     seed_vars if any(s is not None for s in seeds) else None)
         if len(wanted) == 1 and not grads:
             grads = [None]
         # The recorded ops run again are the replayed calls'; the others' values are fed. The
@@ -357,10 +357,10 @@ def _replay_op(block, desc: OpDesc, env: dict) -> None:
 
 
 def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
-         create_graph=False):
+         create_graph=False, retained=()):
     """(tape, wanted names, grads): the grads of the targets w.r.t. `inputs` (tensors; None:
-    every leaf that needs one), as arrays, or with create_graph as tensors made by recorded
-    ops (so differentiable again)."""
+    every leaf that needs one and the non-leaf tensors in `retained`), as arrays, or with
+    create_graph as tensors made by recorded ops (so differentiable again)."""
     from .tensor import Tensor, new_tensor
     for t in targets:
         if t._node is None:
@@ -375,6 +375,8 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
              for g, n in zip(grad_tensors, names)]
     if inputs is None:
         wanted = [c for c in tape.leaves if not tape.stop[c]]
+        wanted += [c for c in dict.fromkeys(tape.names.get(id(t._value)) for t in retained)
+                   if c is not None and c not in wanted]
     else:
         wanted = [tape.names.get(id(t._value)) for t in inputs]
     asked = [w for w in wanted if w is not None]
@@ -403,15 +405,33 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
 
 
 def backward(targets, grad_tensors, retain_graph: bool = False) -> None:
-    """Tensor.backward / paddle.autograd.backward: accumulate into the leaves' .grad."""
-    from .tensor import add_grad
-    tape, wanted, grads = _run(targets, grad_tensors, None, retain_graph)
+    """Tensor.backward / paddle.autograd.backward: accumulate into the .grad of the leaves
+    and of the non-leaf tensors that called retain_grads()."""
+    from .tensor import _new_grad, add_grad
+    retained = _retaining(targets)
+    tape, wanted, grads = _run(targets, grad_tensors, None, retain_graph, retained=retained)
     for c in wanted:
         g = grads.get(c)
         if g is None:
             continue
-        for t in tape.leaves[c]:
+        for t in tape.leaves.get(c, ()):
             add_grad(t, g)
+        for t in retained:  # a non-leaf's .grad is the last backward's, not a sum (Paddle's)
+            if tape.names.get(id(t._value)) == c:
+                t._grad = _new_grad(t, g)
+    for t, g in zip(targets, grad_tensors):  # a retaining target's gradient is its seed
+        if t._node is not None and t._retains_grad:
+            t._grad = _new_grad(t, np.ones_like(t._value) if g is None else
+                                np.array(getattr(g, "_value", g), dtype=t._value.dtype))
+
+
+def _retaining(targets) -> list:
+    """The non-leaf tensors behind the targets (not themselves) that called retain_grads()."""
+    found = {}
+    for node in _nodes(targets):
+        found.update((id(t), t) for t, parent in node.parents.values()
+                     if parent is not None and t._retains_grad)
+    return list(found.values())
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -24,6 +24,28 @@ class Tensor(Variable):
     _node = None  # the tape node that made the value (None: a leaf)
     _grad = None
     _grad_of = None  # id of the tensor whose grad this is, when backward / clear_grad made it
+    _retains_grad = False  # a non-leaf tensor whose backward fills .grad (retain_grads)
+    _inplace_version = 0  # how many times x[index] = value wrote this tensor
+
+    @property
+    def inplace_version(self) -> int:
+        """The count of in-place writes (x[index] = value, x.add_(y), ...) to this tensor, as
+        Paddle's."""
+        return self._inplace_version
+
+    def _write(self, out: "Tensor") -> "Tensor":
+        """Take `out`'s value (and the op that made it) as this tensor's own, as Paddle's
+        in-place ops write x itself; refused, as Paddle refuses it, for a leaf that needs a
+        gradient while gradients are recorded. Returns self."""
+        from . import autograd
+        if autograd.grad_enabled() and self.is_leaf and not self.stop_gradient:
+            raise ValueError(f"(InvalidArgument) Leaf Tensor ({self.name}) that doesn't stop "
+                             f"gradient can't use inplace strategy.")
+        self._value = out._value
+        self._inplace_version += 1
+        if not self.persistable:  # a parameter stays a leaf (written under no_grad)
+            self._node, self._stop_gradient = out._node, out.stop_gradient
+        return self
 
     def __init__(self, block, name, shape=None, dtype=None, stop_gradient=True, **kwargs) -> None:
         super().__init__(block, name, shape=shape, dtype=dtype, stop_gradient=stop_gradient,
@@ -150,6 +172,11 @@ class Tensor(Variable):
         """Accumulate d(self)/d(leaf) into every leaf's .grad that needs one."""
         from .autograd import backward
         backward([self], [grad_tensor], retain_graph)
+
+    def retain_grads(self) -> None:
+        """Give this non-leaf tensor its gradient in .grad on backward, as leaves get theirs
+        (Paddle's retain_grads; a leaf needs none)."""
+        self._retains_grad = True
 
     def clear_grad(self, set_to_zero: bool = True) -> None:
         """Zero the gradient (set_to_zero=False: drop it), as Paddle's clear_grad."""

@@ -8,7 +8,7 @@ import itertools
 import weakref
 
 from ..frontend import unique_name
-from ..frontend.dtypes import dtype_name
+from ..frontend.dtypes import convert_dtype, dtype_name
 from ..frontend.errors import FluidcError, OpError
 from ..frontend.framework import Block, Operator, Program, register_eager_program
 from ..frontend.layers.helper import ArgumentTypeError
@@ -189,18 +189,30 @@ def capture(block: Block, tensor: Tensor):
     """An eager tensor used by a static program: a constant var of the same name holding its
     value now (assign_value, appended where it is first used), as a traced function captures
     outside tensors."""
-    array = tensor.value()
-    key = _ASSIGN_VALUE_KEYS.get(dtype_name(tensor.dtype))
-    if key is None:
-        raise ArgumentTypeError(f"eager tensor '{tensor.name}' ({dtype_name(tensor.dtype)}) "
-                                f"cannot become a constant of a static program (assign_value "
-                                f"holds {sorted(_ASSIGN_VALUE_KEYS)}); cast it first")
+    array, name = tensor.value(), dtype_name(tensor.dtype)
+    # a dtype assign_value does not hold: its values in a wider one, cast back (Paddle's
+    # static to_tensor: assign_value, then cast)
+    carrier = name if name in _ASSIGN_VALUE_KEYS else _CARRIERS.get(name)
+    if carrier is None:
+        raise ArgumentTypeError(f"eager tensor '{tensor.name}' ({name}) cannot become a "
+                                f"constant of a static program (assign_value holds "
+                                f"{sorted(_ASSIGN_VALUE_KEYS)}, float16 and small ints by a "
+                                f"cast); cast it first")
     var = block.create_var(name=tensor.name, shape=array.shape, dtype=tensor.dtype,
                            stop_gradient=True)
-    block.append_op("assign_value", outputs={"Out": [var]},
-                    attrs={"shape": list(array.shape), "dtype": int(tensor.dtype),
-                           key: array.reshape(-1).tolist()})
+    held = var if carrier == name else block.create_var(
+        name=unique_name.generate(f"{tensor.name}_{carrier}"), shape=array.shape,
+        dtype=convert_dtype(carrier), stop_gradient=True)
+    block.append_op("assign_value", outputs={"Out": [held]},
+                    attrs={"shape": list(array.shape), "dtype": int(held.dtype),
+                           _ASSIGN_VALUE_KEYS[carrier]: array.astype(carrier).reshape(-1).tolist()})
+    if held is not var:
+        block.append_op("cast", {"X": [held]}, {"Out": [var]},
+                        {"in_dtype": int(held.dtype), "out_dtype": int(var.dtype)})
     return var
+
+
+_CARRIERS = {"float16": "float32", "int8": "int32", "uint8": "int32", "int16": "int32"}
 
 
 EAGER_PROGRAM = EagerProgram()

@@ -36,6 +36,14 @@ class VarType(enum.IntEnum):
     COMPLEX64 = 23
     COMPLEX128 = 24
 
+    def __str__(self) -> str:
+        """As Paddle prints dtypes: paddle.float32 for an element type, VarType.X for a kind."""
+        name = _PRINTED.get(self)
+        return f"paddle.{name}" if name else f"VarType.{self.name}"
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
 
 _NUMPY = {
     VarType.BOOL: np.dtype(np.bool_),
@@ -58,6 +66,7 @@ _NAMES = {
     "float32": VarType.FP32, "float64": VarType.FP64, "bfloat16": VarType.BF16,
     "complex64": VarType.COMPLEX64, "complex128": VarType.COMPLEX128,
 }
+_PRINTED = {**{v: k for k, v in _NAMES.items()}, VarType.RAW: "raw"}
 
 
 # paddle.float32, paddle.int64, ...: the dtype constants of Paddle's namespace. They are VarType

@@ -16,6 +16,7 @@ from ..frontend.layers.api2.transformer import (MultiHeadAttention,  # noqa: F40
 from . import functional, initializer, loss  # noqa: F401
 from .loss import BCELoss, BCEWithLogitsLoss, KLDivLoss, NLLLoss  # noqa: F401
 from ..frontend.layers.api2.layer import PixelShuffle  # noqa: F401
+from ..frontend.layers.api2.layer import Pad1D, Pad3D  # noqa: F401
 from . import clip  # noqa: F401
 from . import utils  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401

@@ -3,12 +3,14 @@ from ..passes.optimizer import (SGD, Adadelta, AdadeltaOptimizer, Adagrad, Adagr
                                 Adam, Adamax, AdamaxOptimizer, AdamOptimizer, AdamW,
                                 AdamWOptimizer, Lamb, LambOptimizer, Momentum, MomentumOptimizer,
                                 Optimizer, RMSProp, RMSPropOptimizer, SGDOptimizer)
+from ..passes.optimizer2 import ASGD, NAdam, RAdam, Rprop
 from ..frontend.layers.ema import ExponentialMovingAverage
 from ..passes.averaging import FluidModelAverage as ModelAverage, LookaheadOptimizer
 from . import lr
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adagrad", "RMSProp", "Adamax",
-           "Lamb", "Adadelta", "SGDOptimizer", "MomentumOptimizer", "AdamOptimizer",
+           "Lamb", "Adadelta", "NAdam", "RAdam", "ASGD", "Rprop", "SGDOptimizer",
+           "MomentumOptimizer", "AdamOptimizer",
            "AdamWOptimizer", "AdagradOptimizer", "RMSPropOptimizer", "AdamaxOptimizer",
            "LambOptimizer", "AdadeltaOptimizer",
            "ExponentialMovingAverage", "LookaheadOptimizer", "ModelAverage", "lr"]

@@ -55,11 +55,7 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
         raise TypeError(f"append_backward: callbacks must be a list or tuple of callables, got "
                         f"{type(callbacks).__name__}")
     block, params = loss.block, loss.block.program.global_block().all_parameters()
-    # As Paddle's: the grad ops of a loss made in a sub-block (an optimizer minimizing in a cond
-    # branch) go to a new block, child of that block's parent, whose forward block it is. No op
-    # runs that block: such an optimizer never changes its parameters, in Paddle as here.
-    dest = block if block.idx == 0 else _new_grad_block(
-        block.program.block(block.parent_idx), block)
+    dest, chain = _grad_destination(block)
     no_grad = _names(no_grad_set)
     if parameter_list is not None:
         if not isinstance(parameter_list, (list, tuple, set)):
@@ -80,7 +76,14 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
         dest.append_op("fill_constant", outputs={"Out": [gname]},
                        attrs={"shape": list(loss.shape), "value": 1.0,
                               "dtype": int(loss.dtype)})
-    grads = _append_grad_ops(block, [loss], {loss.name: gname}, no_grad, None, callbacks, dest)
+    grads, seeds = {}, {loss.name: gname}
+    for each in chain:  # the grads of a block's outer vars seed its parent's grad ops
+        made = {n for op in each.ops for n in op.output_arg_names}
+        targets = [each._find_var_recursive(n) for n in seeds if n in made]
+        if targets:
+            grads.update(_append_grad_ops(each, targets, {t.name: seeds[t.name] for t in targets},
+                                          no_grad, None, callbacks, dest))
+            seeds = {**seeds, **grads}
     pairs = []
     for name in wanted:
         if name in grads and name not in no_grad:
@@ -90,6 +93,25 @@ def append_backward(loss: Variable, parameter_list=None, no_grad_set=None,
     if isinstance(checkpoints, list) and checkpoints:
         return pairs, [c if isinstance(c, str) else c.name for c in checkpoints]
     return pairs
+
+
+def _grad_destination(block: Block) -> tuple[Block, list[Block]]:
+    """(the block append_backward appends to, the blocks whose ops it differentiates), as
+    Paddle's: called in a sub-block (an optimizer minimizing in a cond branch), a new grad
+    block, child of that block's parent and whose forward block it is, over that block and
+    its ancestors (the conditional_block_grad that ConditionalBlock appends after the branch's
+    conditional_block runs it, optimizer updates included); else the loss's block (a loss made
+    in a sub-block, differentiated from outside: a grad block no op runs)."""
+    program = block.program
+    current = program.current_block()
+    if current.idx != 0:
+        chain = [current]
+        while chain[-1].parent_idx >= 0:
+            chain.append(program.block(chain[-1].parent_idx))
+        return _new_grad_block(program.block(current.parent_idx), current), chain
+    if block.idx == 0:
+        return block, [block]
+    return _new_grad_block(program.block(block.parent_idx), block), [block]
 
 
 def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):

@@ -54,12 +54,30 @@ def attach_blocks(ops: list[OpDesc], program: Program) -> list[OpDesc]:
                 counters = restored_counters(op)
                 if counters:
                     op.outputs[COUNTERS] = counters
+            if op.type == "conditional_block_grad":
+                updates = updated_persistables(op)
+                if updates:
+                    op.outputs[UPDATES] = updates
         out.append(op)
     return out
 
 
 # The output slot through which a lowered while_grad gives back the counters it restores.
 COUNTERS = "Counters"
+# The output slot through which a lowered conditional_block_grad lists the persistables its
+# grad block updates in place (an optimizer minimizing in the branch): the op is then kept,
+# and ordered after the ops reading their values before.
+UPDATES = "Updates"
+
+
+def updated_persistables(op: OpDesc) -> list[str]:
+    """The persistables of the program's global block that a conditional_block_grad's grad
+    block writes (the parameters and accumulators of an optimizer minimizing in its branch,
+    which that grad block holds, as Paddle's)."""
+    block = sub_block(op)
+    glob = block.program.global_block()
+    return sorted({n for o in block.ops for n in o.output_arg_names
+                   if not block.has_var(n) and glob.has_var(n) and glob.var(n).persistable})
 
 
 def restored_counters(op: OpDesc) -> list[str]:
@@ -232,7 +250,8 @@ def infer_control(op: OpDesc, infos: dict[str, VarInfo], infer_op) -> None:
             for n, g in zip(op.inputs.get(slot, []), op.outputs.get(slot + "@GRAD", [])):
                 if g != EMPTY_VAR:
                     infos[g] = infos[n]
-        for n in op.outputs.get(COUNTERS, []):  # a restored counter: its loop var's
+        for n in op.outputs.get(COUNTERS, []) + op.outputs.get(UPDATES, []):
+            # a restored counter: its loop var's; an updated persistable: its own
             infos[n] = inner[unversioned(n)]
         return
     if op.type == "recurrent":

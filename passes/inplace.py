@@ -7,7 +7,9 @@ its own (the kernel's values stay one per name) that lives in the donor's storag
 gives the kernel one pointer for that storage, read and written, never two restrict ones.
 Matmul kernels read their product's operands (X and W) whole, so those give no storage; their
 epilogue reads its other operands element by element before storing the same element, as a
-pointwise kernel does, so those may (a residual add's input, a grad summed into the product).
+pointwise kernel does, so those may (a residual add's input, a grad summed into the product)
+to the epilogue's outputs. The product itself takes no storage: codegen reads a var in the
+product's storage as the product's tile (an epilogue operand there would read as the product).
 """
 from __future__ import annotations
 
@@ -35,8 +37,9 @@ def write_in_place(steps: list[Step], infos: dict[str, VarInfo], graph: Schedule
         taken: set[str] = {storage(n) for n in step.outputs}
         if type(step) is MatmulKernel:  # X and W are read whole
             taken |= {storage(n) for n in step.matmul.input_arg_names}
+        product = step.product if type(step) is MatmulKernel else None
         for o in step.outputs:
-            if o in keep or storage(o) in fixed or graph.vars_on(o) != [o] \
+            if o in keep or o == product or storage(o) in fixed or graph.vars_on(o) != [o] \
                     or tuple(infos[o].shape) != tuple(step.shape):
                 continue
             for i in step.inputs:

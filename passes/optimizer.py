@@ -216,8 +216,10 @@ class Optimizer:
         per_param = self._accumulators.setdefault(name, {})
         if param.name not in per_param:
             shape = list(param.shape) if shape is None else shape
+            # an optimizer's name= prefixes its accumulators' names, as Paddle's
+            kind = name if self._name is None else f"{self._name}_{name}"
             per_param[param.name] = self._create_persistable(
-                param.block.program, unique_name.generate(f"{param.name}_{name}"), shape,
+                param.block.program, unique_name.generate(f"{param.name}_{kind}"), shape,
                 param.dtype if dtype is None else convert_dtype(dtype), fill_value)
         return per_param[param.name]
 

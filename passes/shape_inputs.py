@@ -14,18 +14,21 @@ from .lower import infer_op
 
 
 def shape_input_names(ops: list[OpDesc]) -> list[str]:
-    """The vars read by the shape inputs of `ops`, and those they are cast from (Paddle's
-    creation layers cast an int64 shape tensor to int32), in order of first use."""
+    """The vars read by the shape inputs of `ops`, and those they are cast or concatenated
+    from (Paddle's creation layers cast an int64 shape tensor to int32; F.pad joins zeros to a
+    3-D / 4-D input's pad tensor), in order of first use."""
     writers = {n: op for op in ops for n in op.output_arg_names}
     names: dict[str, None] = {}
     for op in ops:
         for slot in get_op_def(op.type).shape_inputs:
-            for n in op.inputs.get(slot, ()):
+            stack = list(reversed(op.inputs.get(slot, ())))
+            while stack:
+                n = stack.pop()
+                if n in names:
+                    continue
                 names[n] = None
-                while n in writers and writers[n].type == "cast" and writers[n].input("X")[0] \
-                        not in names:
-                    n = writers[n].input("X")[0]
-                    names[n] = None
+                if n in writers and writers[n].type in ("cast", "concat"):
+                    stack.extend(reversed(writers[n].input("X")))
     return list(names)
 
 

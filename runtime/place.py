@@ -17,6 +17,10 @@ class CPUPlace:
     def __hash__(self) -> int:
         return hash("cpu")
 
+    def _equals(self, other) -> bool:
+        """Paddle's Place._equals: the same place."""
+        return self == other
+
     def __repr__(self) -> str:
         return "Place(cpu)"
 
@@ -32,6 +36,8 @@ class CUDAPlace:
 
     def __hash__(self) -> int:
         return hash(("cuda", self.device_id))
+
+    _equals = CPUPlace._equals
 
     def __repr__(self) -> str:
         return f"Place(gpu:{self.device_id})"

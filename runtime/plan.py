@@ -20,6 +20,7 @@ from ..passes.fuse import Extern
 from ..passes.pipeline import LoweredProgram
 from ..passes.scheduler import step_accesses
 from ..passes.prune import needed_inputs
+from .random import stream as random_stream
 from .scope import Scope
 from .tensor import LoDTensor, torch_dtype
 
@@ -247,7 +248,7 @@ class Plan:
             with _generators_lock:  # instances binding at once share one stream per op
                 g = self._generators.get(id(op))
                 if g is None:
-                    g = torch.Generator(device=self.device)
+                    g = random_stream(self.device)
                     seed = int(op.attrs.get("seed", 0) or 0) or self.random_seed
                     g.manual_seed(seed if seed else int(torch.randint(0, 2**62, (1,)).item()))
                     self._generators[id(op)] = g

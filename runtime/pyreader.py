@@ -47,7 +47,21 @@ def _wrap(raw: dict[str, tuple]) -> dict:
     return {n: _tensor(d, lod) for n, (d, lod) in raw.items()}
 
 
-class GeneratorLoader:
+class DataLoaderBase:
+    """Paddle's base.reader.DataLoaderBase: what a loader is (called, it gives its batches;
+    iterating it is each loader's own)."""
+
+    def __call__(self):
+        return self
+
+    def __iter__(self):
+        raise NotImplementedError
+
+    def __next__(self):
+        raise NotImplementedError
+
+
+class GeneratorLoader(DataLoaderBase):
     """fluid.io.PyReader and fluid.io.DataLoader.from_generator: batches from a Python
     generator, read ahead on a thread, in iterable or non-iterable (start/reset) mode."""
 

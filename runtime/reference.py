@@ -15,8 +15,8 @@ from ..frontend.ops.control_flow import is_true
 from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX, LOD_ATTR, grad_name
 from ..frontend.ops.lod_rank import RankTable
 from ..frontend.ops.tensor_array import add_values, copy_value, zeros_of
-from ..passes.control_flow import (COUNTERS, attach_blocks, forward_block, grad_block_inputs,
-                                   grad_block_outputs,
+from ..passes.control_flow import (COUNTERS, UPDATES, attach_blocks, forward_block,
+                                   grad_block_inputs, grad_block_outputs,
                                    has_sub_blocks, read_kept_outputs, sub_block, unversioned)
 from ..passes.bfloat16 import in_float32
 from ..passes.lower import TempNamer, infer_op
@@ -229,6 +229,8 @@ def _run_control(op: OpDesc, values: dict[str, np.ndarray], rng: np.random.Gener
         local.update(values.get(_entered(forward_block(op)), {}))
         _run_block(forward_block(op), local, rng)
         _run_block(sub_block(op), local, rng)
+        # what its grad block updates (an optimizer minimizing in the branch) is kept
+        values.update((n, local[n]) for n in op.outputs.get(UPDATES, []))
     # untaken, a var the block would overwrite keeps its value: its grad passes through
     out_grads = dict(zip(op.input("Out"), op.input("Out@GRAD")))
     for (outer, inner), (x, _) in zip(pairs, grad_block_inputs(op)):

@@ -9,6 +9,7 @@ from fluidc.frontend.lazy_import import torch
 
 from ..frontend.dtypes import VarType, convert_dtype
 from ..frontend.errors import FeedError, FluidcError
+from .place import CPUPlace, CUDAPlace
 
 class _OnFirstUse(Mapping):
     """A dict built when first read (its values are torch's: importing fluidc does not import
@@ -87,6 +88,11 @@ class LoDTensor:
 
     def shape(self) -> list[int]:
         return list(self.tensor.shape)
+
+    def _place(self):
+        """The place holding the data (Paddle's Tensor._place())."""
+        device = self.tensor.device
+        return CUDAPlace(device.index or 0) if device.type == "cuda" else CPUPlace()
 
     def _dtype(self) -> VarType:
         return _FROM_TORCH[self.tensor.dtype]

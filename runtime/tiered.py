@@ -127,7 +127,8 @@ def _eval(n, args: list, loads):
         return np.asarray(n.args[0], dtype=n.dtype)
     if op in ("add", "sub", "mul", "truediv"):
         fn = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.divide}[op]
-        return fn(args[0], args[1], dtype=n.dtype)
+        with np.errstate(all="ignore"):  # IEEE results (inf - inf is NaN), as the C gives them
+            return fn(args[0], args[1], dtype=n.dtype)
     if op == "neg":
         return np.negative(args[0])
     if op in ("maximum", "minimum"):

@@ -1,6 +1,6 @@
 """paddle.tensor.creation: tensors filled with a value or drawn at random."""
 from ..frontend.layers.api2 import full, ones, rand, randint, randn, uniform, zeros
-from ..frontend.layers.tensor import (assign, fill_constant, full_like, linspace, ones_like,
+from ..frontend.layers.tensor import (assign, clone, fill_constant, full_like, linspace, ones_like,
                                       zeros_like)
 from ..frontend.layers.tensor import range as _range
 
@@ -9,7 +9,7 @@ import numpy as np
 from ..frontend.dtypes import default_float, dtype_name
 from ..frontend.framework import Variable
 
-__all__ = ["arange", "assign", "fill_constant", "full", "full_like", "linspace", "ones",
+__all__ = ["arange", "assign", "clone", "fill_constant", "full", "full_like", "linspace", "ones",
            "ones_like", "rand", "randint", "randn", "uniform", "zeros", "zeros_like"]
 
 

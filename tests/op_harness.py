@@ -144,3 +144,15 @@ def assert_special_values(got: np.ndarray, want: np.ndarray, what: str) -> None:
     assert_same(got, want, f"{what} on {SPECIAL}")
     exact = np.isinf(want) | (want == 0)
     np.testing.assert_array_equal(np.signbit(got[exact]), np.signbit(want[exact]), err_msg=what)
+
+
+def compiled_and_reference(monkeypatch, main, feed, fetch) -> tuple[list, list]:
+    """The program's fetches compiled, then through the Executor's no-compiler path (the numpy
+    reference executor)."""
+    from fluidc.runtime import executor as executor_mod
+    got = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=fetch)
+    with monkeypatch.context() as m:
+        m.setattr(executor_mod, "find_compiler", lambda: None)
+        m.setattr(executor_mod, "_warned_no_compiler", True)
+        ref = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed, fetch_list=fetch)
+    return got, ref

@@ -344,3 +344,19 @@ def test_comparisons_logical_ops_and_increment_match_numpy():
         np.testing.assert_array_equal(g, w)
     with pytest.raises(TypeError, match="less_than"):
         paddle.less_than(x, 1.0)
+
+
+def test_dtypes_print_as_paddles():
+    """Paddle 3.3.1 prints an element type as paddle.float32 (str, format), a var kind as
+    VarType.X, and keeps the enum's repr and integer value (checked on Paddle 3.3.1)."""
+    paddle.enable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [4, 3], "float32")
+        i = paddle.cast(x, "int64")
+    assert (str(x.dtype), f"{i.dtype}", repr(x.dtype), int(x.dtype)) == \
+        ("paddle.float32", "paddle.int64", "<VarType.FP32: 5>", 5)
+    assert str(paddle.bfloat16) == "paddle.bfloat16" and x.dtype == paddle.float32
+    assert str(x.type) == "VarType.LOD_TENSOR"
+    paddle.disable_static()
+    assert str(paddle.to_tensor([1.0]).dtype) == "paddle.float32"

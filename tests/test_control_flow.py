@@ -489,10 +489,12 @@ def test_structure_errors_of_while_loop_and_cond_are_paddles():
             nn.cond(p, lambda: v, lambda: v, name=set())
 
 
-def test_minimize_inside_a_branch_builds_paddles_unrun_grad_block():
+def test_minimize_inside_a_branch_runs_its_grad_block():
     """Paddle's TestMultiTask minimizes inside case branches: the grad and update ops go to a
-    new block (child of the branch's parent, the branch its forward block) that no op runs, so
-    the branch stays forward-only and, as in Paddle, the parameters never change."""
+    new block (child of the branch's parent, the branch its forward block) holding the grads
+    through the fc layer outside the branch; a conditional_block_grad on the branch's
+    condition runs it after the branch, as Paddle's legacy ConditionalBlock appends it. The
+    fetched loss is the forward value; the taken branch's Adam makes its first step."""
     main, startup = _programs()
     with paddle.static.program_guard(main, startup):
         x = paddle.static.data("x", [2, 4], "float32")
@@ -504,11 +506,13 @@ def test_minimize_inside_a_branch_builds_paddles_unrun_grad_block():
             return loss
 
         out = nn.cond(p, lambda: train(1.0), lambda: train(-2.0))
-    branches = [main.block(op.attr("sub_block")) for op in main.global_block().ops
-                if op.type == "conditional_block"]
+    ops = main.global_block().ops
+    branches = [main.block(op.attr("sub_block")) for op in ops if op.type == "conditional_block"]
     grad_blocks = [b for b in main.blocks if b.forward_block_idx >= 0]
     assert sorted(b.forward_block_idx for b in grad_blocks) == [b.idx for b in branches]
     assert [b.parent_idx for b in grad_blocks] == [0, 0]
+    assert [main.block(op.attr("sub_block")) for op in ops
+            if op.type == "conditional_block_grad"] == grad_blocks
     for b in grad_blocks:
         types = [op.type for op in b.ops]
         assert types.count("adam") == 2 and "elementwise_add_grad" in types
@@ -525,8 +529,12 @@ def test_minimize_inside_a_branch_builds_paddles_unrun_grad_block():
                          scope=scope)
         w, b = before[f"fc_{k}.w_0"], before[f"fc_{k}.b_0"]
         np.testing.assert_allclose(got, ((xv @ w + b) * scale).mean(), rtol=1e-5)
-    for n in names:
-        np.testing.assert_array_equal(np.array(scope.find_var(n).get_tensor()), before[n])
+        # Adam's first step: lr times the sign of the grad (d loss / dw = scale * x's row mean)
+        grads = {"w": scale * xv.mean(0)[:, None], "b": np.full(1, scale)}
+        for part, g in grads.items():
+            n = f"fc_{k}.{part}_0"
+            np.testing.assert_allclose(np.array(scope.find_var(n).get_tensor()),
+                                       before[n] - 0.1 * np.sign(g), rtol=1e-5, atol=1e-6)
 
 
 def test_branches_of_different_shapes_inside_a_while_body():

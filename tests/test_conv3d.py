@@ -47,7 +47,7 @@ def test_layers_and_errors():
         with pytest.raises(TypeError):
             paddle.static.nn.conv3d(paddle.static.data("i", [2, 3, 4, 4, 4], "int32"), 2, 2)
         with pytest.raises(ValueError, match="NCDHW"):
-            paddle.nn.functional.conv3d(x, x, data_format="NDHWC")
+            paddle.nn.functional.conv3d(x, x, data_format="NHWC")
         with pytest.raises(ValueError, match="3 or 6"):
             paddle.nn.functional.conv3d(x, paddle.static.data("w", [2, 3, 2, 2, 2], "float32"),
                                         padding=[1, 1])

@@ -51,3 +51,15 @@ def test_a_grad_the_user_set_is_never_changed():
     lin.weight.clear_grad()
     np.testing.assert_array_equal(mine.numpy(), np.ones((3, 2)))
     np.testing.assert_array_equal(lin.weight.grad.numpy(), np.zeros((3, 2)))
+
+
+def test_backward_is_seeded_with_the_grad_tensor():
+    """y.backward(g) starts from g: a several-element g, and a one-element zero g (not taken
+    for "no seed", which would be ones)."""
+    paddle.disable_static()
+    x = paddle.to_tensor(np.array([1.0, 2.0], "float32"), stop_gradient=False)
+    (x * 3).backward(paddle.to_tensor(np.array([0.0, 2.0], "float32")))
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 6.0])
+    z = paddle.to_tensor(np.array([1.5], "float32"), stop_gradient=False)
+    (z * z).backward(paddle.to_tensor(np.array([0.0], "float32")))
+    np.testing.assert_array_equal(z.grad.numpy(), [0.0])

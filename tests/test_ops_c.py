@@ -202,6 +202,17 @@ add("reduce_sum", Case({"X": f(*BIG)}, {"dim": [1]}, dtypes=("float32",), label=
 add("reduce_max", Case({"X": I(S, -50, 50, "int32")}, {"dim": [2]}, dtypes=("int32",),
                        label="int"),
     Case({"X": f(*BIG)}, {"dim": [1]}, dtypes=("float32",), label="big"))
+# reduce_max / reduce_min grads' pieces (frontend/ops/reduce.py): integer-valued floats, so
+# X equals the extremum in several places; Out / Count / Out@GRAD without the reduced dim.
+for _dt in ("float32", "float64"):
+    add("reduce_extremum_ties",
+        Case({"X": I(S, 0, 3, _dt), "Out": I((3, 7), 0, 3, _dt)}, {"dim": [1]},
+             dtypes=(_dt,), label=_dt),
+        Case({"X": I(S, 0, 3, _dt), "Out": I((3, 1, 1), 0, 3, _dt)},
+             {"dim": [1, 2], "keep_dim": True}, dtypes=(_dt,), label=_dt + "_kept"))
+    add("reduce_extremum_share",
+        Case({"Ties": I(S, 0, 2, _dt), "Count": I((3, 1, 7), 1, 4, _dt), "Out@GRAD": F((3, 7))},
+             {"dim": [1]}, dtypes=(_dt,), label=_dt))
 for _t in ("reduce_all", "reduce_any"):
     add(_t, Case({"X": I(S, 0, 2, "bool")}, {"dim": [1]}, dtypes=("float32",), label="bool"),
         Case({"X": I(S, 0, 3, "int64")}, {"dim": [0, 2], "keep_dim": True},
@@ -359,6 +370,27 @@ add("adamax", Case({**_PG, "Moment": f(3, 5), "InfNorm": f(3, 5, **_POS35),
                     "Beta1Pow": Const([0.9 ** 2])}))
 add("adadelta", Case({**_PG, "AvgSquaredGrad": f(3, 5, **_POS35),
                       "AvgSquaredUpdate": f(3, 5, **_POS35)}, {"rho": 0.9, "epsilon": 1e-5}))
+# nadam / radam / asgd / rprop (frontend/ops/optim2.py): Paddle's lowercase slots, param-shaped
+# accumulators; radam's rho of 0.5-1 takes the rectified branch, of 9-10 the plain one
+_PG2 = {"param": f(3, 5), "grad": f(3, 5), "learning_rate": Const([0.1])}
+add("nadam", Case({**_PG2, "momentum_decay_pow": f(3, 5, lo=0.8, hi=0.9),
+                   "beta2_pow": f(3, 5, lo=0.9, hi=0.99), "mu_product": f(3, 5, lo=0.5, hi=0.7),
+                   "moment1": f(3, 5), "moment2": f(3, 5, **_POS35)}, {"beta1": 0.8}))
+_RADAM = {**_PG2, "beta1_pow": f(3, 5, lo=0.5, hi=0.6), "beta2_pow": f(3, 5, lo=0.72, hi=0.73),
+          "moment1": f(3, 5), "moment2": f(3, 5, **_POS35)}
+for _update in ("radam", "radam_update"):
+    add(_update, *[Case({**_RADAM, "rho": f(3, 5, lo=lo, hi=lo + 0.5),
+                         **({"rho_first": Const([[lo + 0.2]]), "beta2_pow_first": Const([[0.725]])}
+                            if _update == "radam_update" else {})}, {"beta2": 0.9}, label=label)
+                   for lo, label in ((0.5, "rectified"), (9.0, "plain"))])
+add("first_elements", Case({"X": [f(3, 5), f(4), Const(2.5)]}))
+add("asgd", Case({**_PG2, "d": f(3, 5), "y": f(3, 5), "n": Const([3], "int64")}))
+_RPROP = {"param": f(3, 5), "grad": f(3, 5), "prev": f(3, 5), "learning_rate": f(3, 5, **_POS35)}
+add("rprop", Case({**_RPROP, "learning_rate_range": Const([[0.2, 0.8]]),
+                   "etas": Const([0.5, 1.2])}))
+add("rprop_update", Case({**_RPROP, "learning_rate_min": Const([0.2]),
+                          "learning_rate_max": Const([0.8]), "eta_negative": Const([0.5]),
+                          "eta_positive": Const([1.2])}))
 add("adamw", Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True}),
     Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True, "lr_ratio": 0.5}, label="lr_ratio"))
 add("adamw_update", Case(dict(_ADAM), {"coeff": 0.02, "with_decay": True}))
@@ -464,7 +496,12 @@ add("scatter", Case({"X": f(5, 3), "Ids": I((4,), 0, 5), "Updates": f(4, 3)}),
 add("addmm", Case({"Input": f(1, 5), "X": f(3, 4), "Y": f(4, 5)}, {"Alpha": 1.5, "Beta": -0.5}))
 add("pad3d", Case({"X": f(2, 3, 3, 4, 5)}, {"paddings": [1, 2, 0, 1, 2, 0], "mode": "reflect"}),
     Case({"X": f(1, 3, 4, 2, 2)}, {"paddings": [1, 1, 2, 0, 0, 3], "value": 0.5,
-                                   "data_format": "NDHWC"}, label="constant"))
+                                   "data_format": "NDHWC"}, label="constant"),
+    Case({"X": f(1, 2, 2, 3, 2)}, {"paddings": [5, 3, 4, 1, 3, 2], "mode": "circular"},
+         label="circular_wraps"))
+add("pad", Case({"X": f(2, 3, 4)}, {"paddings": [1, 0, 0, 2, 3, 1], "pad_value": -1.5}))
+add("svd", Case({"X": f(3, 4, 2)}), Case({"X": f(2, 3)}, {"full_matrices": True},
+                                        label="full"))
 add("kldiv_loss", Case({"X": f(3, 4), "Target": f(3, 4, lo=0.0, hi=1.0)}, {"reduction": "none"}),
     Case({"X": f(3, 4), "Target": f(3, 4)}, {"reduction": "batchmean", "log_target": True},
          label="log_target"))
@@ -478,7 +515,14 @@ add("log_softmax", Case({"X": f(*S, lo=-4, hi=4)}), Case({"X": f(*S)}, {"axis": 
 add("cumsum", Case({"X": f(*S)}, {"axis": 1, "exclusive": True, "reverse": True}),
     Case({"X": f(4, 5)}, {"flatten": True}, label="flat"))
 add("cross_entropy2", Case({"X": P((6, 5)), "Label": I((6, 1), 0, 5)}, outs=("Y", "MatchX")))
-add("sigmoid_cross_entropy_with_logits", Case({"X": f(6, 5, lo=-4, hi=4), "Label": P((6, 5))}))
+# ignored (truncating to -1: -1, -1.5) and counted (not within 1e-6 of -1: all but -1) labels
+_SCE_LABELS = Const(np.tile([-1.0, 0.0, 1.0, 0.5, -1.5], (6, 1)))
+add("sigmoid_cross_entropy_with_logits", Case({"X": f(6, 5, lo=-4, hi=4), "Label": P((6, 5))}),
+    Case({"X": f(6, 5, lo=-4, hi=4), "Label": _SCE_LABELS},
+         {"normalize": True, "ignore_index": -1}, label="normalize"))
+add("sigmoid_cross_entropy_terms",
+    Case({"X": f(6, 5, lo=-4, hi=4), "Label": P((6, 5)), "pos_weight": P((6, 5))}))
+add("sigmoid_cross_entropy_counted", Case({"Label": _SCE_LABELS}, {"ignore_index": -1}))
 add("bce_loss", Case({"X": P((6, 5)), "Label": P((6, 5))}))
 add("nll_loss", Case({"X": P((6, 5)), "Label": I((6,), 0, 5)}, {"reduction": "none"}),
     Case({"X": P((6, 5)), "Label": I((6,), 0, 5), "Weight": f(5, **POS)}, label="weighted"))

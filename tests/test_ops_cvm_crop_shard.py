@@ -5,17 +5,8 @@ import numpy as np
 import pytest
 
 import fluidc as paddle
-from fluidc.runtime import executor as executor_mod
 
-
-def _run_both(monkeypatch, main, feed, fetch):
-    """The program's fetches compiled, then on the numpy reference executor."""
-    got = paddle.static.Executor(paddle.CPUPlace()).run(main, feed=feed, fetch_list=fetch)
-    with monkeypatch.context() as m:
-        m.setattr(executor_mod, "find_compiler", lambda: None)
-        m.setattr(executor_mod, "_warned_no_compiler", True)
-        ref = paddle.static.Executor(paddle.CPUPlace()).run(main, feed=feed, fetch_list=fetch)
-    return got, ref
+from op_harness import compiled_and_reference
 
 
 def _program():
@@ -37,7 +28,7 @@ def test_shard_index_matches_numpy(monkeypatch, seed):
     ids = rng.integers(0, index_num, (5, 3, 1)).astype(dtype)
     size = -(-index_num // nshards)
     want = np.where(ids // size == shard_id, ids % size, ignore)
-    for run in _run_both(monkeypatch, main, {"x": ids}, [out]):
+    for run in compiled_and_reference(monkeypatch, main, {"x": ids}, [out]):
         np.testing.assert_array_equal(run[0], want)
         assert run[0].dtype == np.dtype(dtype)
 
@@ -51,7 +42,7 @@ def test_shard_index_paddle_numbers_and_errors(monkeypatch):
             paddle.shard_index(x, 20, 2, 2)
         with pytest.raises(TypeError):
             paddle.shard_index(paddle.static.data("f", [-1, 1], "float32"), 20, 2, 0)
-    got, ref = _run_both(monkeypatch, main, {"x": np.array([[1], [10], [15], [19]])}, [out])
+    got, ref = compiled_and_reference(monkeypatch, main, {"x": np.array([[1], [10], [15], [19]])}, [out])
     for run in (got, ref):
         np.testing.assert_array_equal(run[0], [[-1], [0], [5], [9]])
     exe = paddle.static.Executor(paddle.CPUPlace())
@@ -101,7 +92,7 @@ def test_crop_values_and_gradient_match_numpy(monkeypatch, seed):
     want_dx = np.zeros_like(xv)
     _crop_np(want_dx, shape, offsets)[...] = wv
     feed.update(x=xv, w=wv)
-    for run in _run_both(monkeypatch, main, feed, [out, dx]):
+    for run in compiled_and_reference(monkeypatch, main, feed, [out, dx]):
         np.testing.assert_array_equal(run[0], want)
         np.testing.assert_array_equal(run[1], want_dx)
 
@@ -153,7 +144,7 @@ def test_cvm_paddle_numbers_and_gradient_rule(monkeypatch):
               [0.8109302, 0.10536057, 1.75, 2., 2.25],
               [1.2527629, 0.06899297, 3., 3.25, 3.5]]
     want_dx = [[1., 2., 3., 4., 5.], [3., 4., 8., 9., 10.], [5., 6., 13., 14., 15.]]
-    for run in _run_both(monkeypatch, main, feed, [y, y2, dx, dx2]):
+    for run in compiled_and_reference(monkeypatch, main, feed, [y, y2, dx, dx2]):
         np.testing.assert_allclose(run[0], want_y, rtol=1e-5, atol=1e-6)
         np.testing.assert_array_equal(run[1], xv[:, 2:])
         np.testing.assert_array_equal(run[2], want_dx)
@@ -207,7 +198,7 @@ def test_spectral_norm_paddle_numbers(monkeypatch):
     feed = {"w": np.array([[1., 2, 3], [4, 5, 6]]), "dy": np.array([[1., 0, 0], [0, 1, 2]])}
     scope.var(u.name).get_tensor().set(np.array([1., 0]), paddle.CPUPlace())
     scope.var(v.name).get_tensor().set(np.array([1., 1, 1]), paddle.CPUPlace())
-    for run in _run_both(monkeypatch, main, feed, [out, dw]):
+    for run in compiled_and_reference(monkeypatch, main, feed, [out, dw]):
         np.testing.assert_allclose(run[0], [[0.1071233394, 0.2142466787, 0.3213700181],
                                             [0.4284933574, 0.5356166968, 0.6427400362]],
                                    rtol=1e-9)
@@ -228,7 +219,7 @@ def test_spectral_norm_matches_numpy(monkeypatch, seed):
     uv = [np.array(scope.find_var(p.name).get_tensor()) for p in (u, v)]
     feed = {"w": rng.standard_normal(shape), "dy": rng.standard_normal(shape)}
     want_out, want_dw = _spectral_np(feed["w"], *uv, dim, iters, 1e-12, feed["dy"])
-    for run in _run_both(monkeypatch, main, feed, [out, dw, u, v]):
+    for run in compiled_and_reference(monkeypatch, main, feed, [out, dw, u, v]):
         np.testing.assert_allclose(run[0], want_out, rtol=1e-10, atol=1e-12)
         np.testing.assert_allclose(run[1], want_dw, rtol=1e-9, atol=1e-12)
         np.testing.assert_array_equal(run[2], uv[0])

@@ -195,31 +195,32 @@ def test_fluid_cross_entropy_saves_cross_entropy2_and_trains():
 # --- sigmoid_cross_entropy_with_logits, bce_loss --------------------------------------------
 
 @pytest.mark.parametrize("pos_weight", [False, True])
-def test_sigmoid_cross_entropy_with_logits(pos_weight):
+@pytest.mark.parametrize("normalize", [False, True])
+def test_sigmoid_cross_entropy_with_logits(pos_weight, normalize):
+    """Paddle 3.3.1's kernel: pos_weight weighs the softplus term as given; a label truncating
+    to ignore_index gives 0; normalize divides by the count of labels farther than 1e-6 from
+    ignore_index (-1.5 counts, though it truncates to -1 and is ignored)."""
     x, label = RNG.standard_normal((4, 5)) * 3, RNG.uniform(0, 1, (4, 5))
-    label[0, 0] = -100
+    label[0, 0], label[1, 1], label[2, 2] = -1, -1.5, -1.0000001
+    attrs = {"ignore_index": -1, "normalize": normalize}
     ins = {"X": x, "Label": label}
+    softplus = np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0)  # log(1 + exp(-x))
     if pos_weight:
-        ins["pos_weight"] = RNG.uniform(0.5, 2, (5,))
-        c = 1 + (ins["pos_weight"] - 1) * label
-        want = (1 - label) * x + c * (np.log1p(np.exp(-np.abs(x))) + np.maximum(-x, 0))
+        ins["pos_weight"] = RNG.uniform(0.5, 2, (4, 5))
+        want = (1 - label) * x + ins["pos_weight"] * softplus
     else:
-        want = -(label * np.log(_sig(x)) + (1 - label) * np.log(1 - _sig(x)))
-    want[0, 0] = 0
-    d = get_op_def("sigmoid_cross_entropy_with_logits")
-    got = d.reference({k: [v] for k, v in ins.items()}, d.complete_attrs({}))["Out"][0]
-    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
-    check_grad("sigmoid_cross_entropy_with_logits", ins, {}, ["X"])
-    program, feed, names, desc = one_op_program("sigmoid_cross_entropy_with_logits",
-                                                {k: v.astype(np.float32) for k, v in ins.items()})
+        want = x - x * label + softplus
+    want[0, 0] = want[1, 1] = want[2, 2] = 0
+    if normalize:
+        want /= label.size - 2  # -1 and -1.0000001 are within 1e-6 of ignore_index
+    program, feed, names, desc = one_op_program("sigmoid_cross_entropy_with_logits", ins, attrs)
+    np.testing.assert_allclose(reference_op(desc, feed)[names["Out"]], want, rtol=1e-10,
+                               atol=1e-12)
+    check_grad("sigmoid_cross_entropy_with_logits", ins, attrs, ["X"])
+    program, feed, names, desc = one_op_program(
+        "sigmoid_cross_entropy_with_logits", {k: v.astype(np.float32) for k, v in ins.items()},
+        attrs)
     assert_same(run_c(program, feed, [names["Out"]])[0], reference_op(desc, feed)[names["Out"]])
-
-
-def test_sigmoid_cross_entropy_normalize_is_refused():
-    d = get_op_def("sigmoid_cross_entropy_with_logits")
-    with pytest.raises(OpError, match="normalize"):
-        d.reference({"X": [np.zeros(2)], "Label": [np.zeros(2)]},
-                    d.complete_attrs({"normalize": True}))
 
 
 def test_bce_loss():

@@ -249,7 +249,7 @@ def training_programs(draw):
         elif loss_kind == "sum":
             loss = fluid.layers.reduce_sum(fluid.layers.sigmoid(h))
         else:  # a ramp keeps maxima apart: at a tie (relu's zeros through softmax) the
-            # grad goes to every tied element, and a transcendental's vector and scalar code
+            # grad is shared by the tied elements, and a transcendental's vector and scalar code
             # (a row's tail) may round one input differently, untying them
             ramp = fluid.layers.assign(np.arange(width, dtype="float64") * 1e-3)
             loss = fluid.layers.mean(fluid.layers.reduce_max(h + ramp, dim=[1]))

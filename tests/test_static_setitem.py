@@ -33,7 +33,7 @@ def test_static_variable_setitem_refuses_as_paddle_and_bad_indices_are_named():
             x[0] = 1.0
         with pytest.raises(IndexError, match="out of range"):
             paddle.static.setitem(x, 3, 1.0)
-        with pytest.raises(IndexError, match="indexed by None"):
-            paddle.static.setitem(x, (None, 0), 1.0)
-        with pytest.raises(TypeError, match="must be a number"):
+        with pytest.raises(IndexError, match="no list"):
+            paddle.static.setitem(x, ([0, 1], 0), 1.0)
+        with pytest.raises(TypeError, match="Only support to assign"):
             paddle.static.setitem(x, 0, "a")

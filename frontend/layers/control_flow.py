@@ -11,8 +11,9 @@ import numpy as np
 from .. import unique_name
 from ..dtypes import VarType, dtype_name
 from ..errors import FluidcError
-from ..framework import Variable, default_main_program, tracing_to_static
+from ..framework import OpRole, Variable, default_main_program, op_role_guard, tracing_to_static
 from ..ops.control_flow import merged_shape
+from ..ops.registry import EMPTY_VAR, grad_name
 from .helper import ArgumentTypeError, ArgumentValueError, LayerHelper
 from .tensor import assign, cast, fill_constant
 
@@ -140,6 +141,34 @@ def append_conditional_block(block, conds: list, is_scalar_condition: bool) -> N
                      {"Out": [n for n in written if parent._find_var_recursive(n) is not None],
                       "Scope": [_step_scopes(parent)]},
                      {"sub_block": block.idx, "is_scalar_condition": is_scalar_condition})
+    _append_grad_block_run(block, conds, is_scalar_condition)
+
+
+def _append_grad_block_run(block, conds: list, is_scalar_condition: bool) -> None:
+    """Paddle's ConditionalBlock.append_conditional_block_grad: where an optimizer minimized in
+    `block` (append_backward made a grad block for it, over the block and its ancestors, with
+    the updates), a conditional_block_grad on the same condition runs that grad block after
+    the block; its Input the outer vars both blocks read, its Input@GRAD their grads the grad
+    block makes. Paddle runs the last such grad block only, and so does this."""
+    program = block.program
+    grads = [b for b in program.blocks if b.forward_block_idx == block.idx]
+    if not grads:
+        return
+    grad, parent = grads[-1], program.block(block.parent_idx)
+    reads = [n for b in (block, grad) for n in _block_vars(b)[0]
+             if parent._find_var_recursive(n) is not None]
+    inputs = sorted(set(reads))
+    outs = []
+    for n in inputs:
+        if not grad.has_var(grad_name(n)):
+            outs.append(EMPTY_VAR)
+            continue
+        var = parent._find_var_recursive(n)
+        outs.append(parent.create_var(name=grad_name(n), shape=var.shape, dtype=var.dtype).name)
+    with op_role_guard(OpRole.Backward):
+        parent.append_op("conditional_block_grad", {"Cond": list(conds), "Input": inputs},
+                         {"Input@GRAD": outs},
+                         {"sub_block": grad.idx, "is_scalar_condition": is_scalar_condition})
 
 
 def _check_pred(pred, what: str, api: str) -> None:

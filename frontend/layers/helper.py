@@ -207,10 +207,16 @@ def append_unary(op_type: str, x, name=None, dtypes: tuple[str, ...] = FLOAT_DTY
 
 def static_inplace(fn, name: str):
     """paddle.<name>_ / Variable.<name>_: in a static program Paddle appends the plain op (a new
-    output var, x untouched) and warns so; fluidc does the same."""
+    output var, x untouched) and warns so; fluidc does the same. A dygraph Tensor x takes the
+    result as its own value (Tensor._write) and is returned, as Paddle's inplace kernels write
+    x itself."""
     def inplace(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        write = getattr(args[0] if args else kwargs.get("x"), "_write", None)
+        if write is not None:
+            return write(out)
         warnings.warn(f"In static graph mode, {name}_() is the same as {name}() and does not "
                       f"perform inplace operation.", stacklevel=2)
-        return fn(*args, **kwargs)
+        return out
     inplace.__name__, inplace.__doc__ = name + "_", static_inplace.__doc__.replace("<name>", name)
     return inplace

@@ -28,14 +28,19 @@ def _expand_ellipsis(x: Variable, items: list) -> list:
     return items[:at] + [slice(None)] * (len(x.shape) - used) + items[at + 1:]
 
 
-def _bounds(item: slice, size: int) -> tuple[int, int, int]:
-    """(start, end, step) of a slice as Paddle writes them into the op's attributes."""
+def _bounds(item: slice, size: int) -> tuple:
+    """(start, end, step) of a slice as Paddle writes them into the op's attributes. A bound or
+    the step may be an int Variable; with a Variable step an open bound has no known value."""
     step = 1 if item.step is None else item.step
+    if isinstance(step, Variable):
+        if item.start is None or item.stop is None:
+            raise ValueError("slicing with a tensor step: the start or end is None; give both")
+        return item.start, item.stop, step
     if step == 0:
         raise ValueError("slice step cannot be zero")
     start = item.start if item.start is not None else (0 if step > 0 else MAX_INTEGER)
     end = item.stop if item.stop is not None else (MAX_INTEGER if step > 0 else MIN_INTEGER)
-    if size >= 0 and end >= size:
+    if size >= 0 and _is_int(end) and end >= size:
         end = MAX_INTEGER if step > 0 else size
     return start, end, step
 
@@ -88,20 +93,19 @@ def int_tensor(values) -> Variable:
 
 
 def _tensor_bounds(x: Variable, item: slice) -> bool:
-    """Whether item is a step-1 slice with an int Variable bound (read when the program
-    runs: the op's StartsTensor / EndsTensor)."""
-    bounds = [b for b in (item.start, item.stop) if isinstance(b, Variable)]
-    if not bounds or item.step not in (None, 1):
-        return False
+    """Whether item is a slice with an int Variable start, stop or step (read when the program
+    runs: the op's StartsTensor / EndsTensor / StridesTensor)."""
+    bounds = [b for b in (item.start, item.stop, item.step) if isinstance(b, Variable)]
     for b in bounds:
         _check_index_var(x, b)
-    return True
+    return bool(bounds)
 
 
 def getitem(x: Variable, index) -> Variable:
     """x[index] for ints, slices (any step), None and Ellipsis, as Paddle's static indexing.
-    A step-1 slice bounded by an int Variable makes every bound a tensor (StartsTensor /
-    EndsTensor), whose values fluidc folds in before a run (passes/shape_inputs.py)."""
+    A slice with an int Variable start, stop or step makes every bound a tensor (StartsTensor /
+    EndsTensor, and StridesTensor for Variable steps), whose values fluidc folds in before a run
+    (passes/shape_inputs.py)."""
     items = list(index) if isinstance(index, tuple) else [index]
     items = _expand_ellipsis(x, items)
     none_axes, kept = [], []
@@ -118,10 +122,11 @@ def getitem(x: Variable, index) -> Variable:
     for dim, item in enumerate(kept):
         if isinstance(item, slice) and _tensor_bounds(x, item):
             tensor_bounds = True
+            start, end, step = _bounds(item, x.shape[dim])
             axes.append(dim)
-            starts.append(0 if item.start is None else item.start)
-            ends.append(MAX_INTEGER if item.stop is None else item.stop)
-            steps.append(1)
+            starts.append(start)
+            ends.append(end)
+            steps.append(step)
             continue
         if isinstance(item, Variable):
             _check_index_var(x, item)
@@ -151,7 +156,7 @@ def getitem(x: Variable, index) -> Variable:
         steps.append(step)
     out = x
     if axes:
-        strided = any(s != 1 for s in steps)
+        strided = any(isinstance(s, Variable) or s != 1 for s in steps)
         op_type = "strided_slice" if strided else "slice"
         block = x.block.program.current_block()
         out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{x.name}_{op_type}"),
@@ -165,7 +170,10 @@ def getitem(x: Variable, index) -> Variable:
             starts, ends = [-1] * len(axes), [-1] * len(axes)
         attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": decrease,
                  "infer_flags": [-1 if tensor_bounds else 1] * len(axes)}
-        if strided:
+        if strided and tensor_bounds and any(isinstance(s, Variable) for s in steps):
+            inputs["StridesTensor"] = [int_tensor(steps)]
+            attrs["strides"] = [-1] * len(axes)
+        elif strided:
             attrs["strides"] = steps
         block.append_op(op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     if none_axes:

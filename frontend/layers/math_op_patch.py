@@ -133,6 +133,8 @@ _METHODS = {
     "add_": static_inplace(api2.add, "add"), "subtract_": static_inplace(api2.subtract, "subtract"),
     "scale_": api2.scale_, "squeeze": shaping.squeeze, "unsqueeze": shaping.unsqueeze,
     "argmax": search.argmax, "argmin": search.argmin, "flatten_": api2.flatten_,
+    "floor_divide": api2.floor_divide, "remainder": api2.remainder, "mod": api2.mod,
+    "floor_mod": api2.floor_mod, "remainder_": static_inplace(api2.remainder, "remainder"),
 }
 
 

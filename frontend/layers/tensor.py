@@ -6,7 +6,8 @@ import numpy as np
 
 from .. import unique_name
 from ..dtypes import VarType, convert_dtype, default_float, dtype_name, to_numpy_dtype
-from ..framework import Variable, default_main_program, default_startup_program
+from ..framework import (Variable, default_main_program, default_startup_program,
+                         in_dygraph_mode)
 from ..initializer import Constant
 from ..ops.range import count as range_count
 from ..ops.tensor import fill_constant_attrs
@@ -214,6 +215,13 @@ def assign(input, output: Variable | None = None) -> Variable:
     return output
 
 
+
+def clone(x: Variable, name: str | None = None) -> Variable:
+    """paddle.clone: a copy of the Variable or Tensor x (the assign op), through which the
+    gradient flows back to x."""
+    check_type(x, "x", Variable, "clone")
+    return assign(x)
+
 def _stacked(items: list) -> Variable:
     """paddle.assign of a list of [1] Variables and numbers, as Paddle builds it: each number
     a [1] constant (assign), all stacked and squeezed to [n]. (Paddle writes no `output`
@@ -376,11 +384,15 @@ def gaussian_random_batch_size_like(input, shape, input_dim_idx: int = 0,
 
 def shape(input: Variable) -> Variable:
     """paddle.shape / fluid.layers.shape: input's shape at run time, an int32 1-D tensor (the
-    `shape` op), so dims unknown when the program is built (-1) are read from the fed data."""
+    `shape` op), so dims unknown when the program is built (-1) are read from the fed data.
+    In dygraph it is int64, as Paddle 3.3.1's eager shape (its shape64 kernel)."""
     check_variable_and_dtype(input, "input", ALL_DTYPES, "shape")
     helper = LayerHelper("shape")
     out = helper.create_variable_for_type_inference(VarType.INT32, stop_gradient=True)
     helper.append_op("shape", {"Input": [input]}, {"Out": [out]})
+    if in_dygraph_mode():
+        out = cast(out, VarType.INT64)
+        out.stop_gradient = True
     return out
 
 

@@ -1,5 +1,6 @@
-"""conv3d and conv3d_grad over NCDHW data (library calls: torch's convolution kernels; the numpy
-reference convolves by shifted slices). Filters are [out, in / groups, kd, kh, kw]."""
+"""conv3d and conv3d_grad over NCDHW data, or NDHWC run on NCDHW views (layout.py) (library
+calls: torch's convolution kernels; the numpy reference convolves by shifted slices). Filters
+are [out, in / groups, kd, kh, kw]."""
 from __future__ import annotations
 
 import itertools
@@ -10,6 +11,7 @@ from fluidc.frontend.lazy_import import torch_functional as F
 
 from ..errors import OpError, ShapeError
 from .conv import _bound, _conv_grad_maker, _extern, _out_size
+from .layout import channel_last, first_shape, last_shape, to_first, to_last
 from .registry import VarInfo
 
 CONV3D_ATTRS = {  # Paddle's others: frontend/ops/paddle_attrs.py
@@ -28,10 +30,8 @@ def _triple(op: str, name: str, v) -> list[int]:
 
 
 def geometry(op: str, x_shape, w_shape, a):
-    """([(lo, hi)] * 3 paddings, strides, dilations) of a conv3d over X and Filter shapes."""
-    if a["data_format"] not in ("NCDHW", "AnyLayout"):
-        raise OpError(f"op '{op}': data_format {a['data_format']!r} is not supported "
-                      f"(fluidc's conv3d takes NCDHW)")
+    """([(lo, hi)] * 3 paddings, strides, dilations) of a conv3d over X (NCDHW) and Filter
+    shapes."""
     strides = _triple(op, "strides", a["strides"])
     dil = _triple(op, "dilations", a["dilations"])
     p = [int(d) for d in a["paddings"]]
@@ -56,20 +56,24 @@ def _infer(ins, a):
     if len(x.shape) != 5 or len(w.shape) != 5:
         raise ShapeError(f"op 'conv3d': Input {list(x.shape)} and Filter {list(w.shape)} must "
                          f"both be 5-D")
-    pads, strides, dil = geometry("conv3d", x.shape, w.shape, a)
+    last = channel_last("conv3d", a, 3)
+    xs = first_shape(x.shape, last)
+    pads, strides, dil = geometry("conv3d", xs, w.shape, a)
     g = int(a["groups"] or 1)
-    if x.shape[1] >= 0 and w.shape[1] * g != x.shape[1]:
-        raise ShapeError(f"op 'conv3d': Input {list(x.shape)} has {x.shape[1]} channels but "
-                         f"Filter {list(w.shape)} with groups={g} expects {w.shape[1] * g}")
+    if xs[1] >= 0 and w.shape[1] * g != xs[1]:
+        raise ShapeError(f"op 'conv3d': Input {list(x.shape)} ({a['data_format']}) has {xs[1]} "
+                         f"channels but Filter {list(w.shape)} with groups={g} expects "
+                         f"{w.shape[1] * g}")
     if w.shape[0] % g:
         raise ShapeError(f"op 'conv3d': Filter {list(w.shape)} has {w.shape[0]} output "
                          f"channels, not divisible by groups={g}")
     dhw = [_out_size(d, dl * (k - 1) + 1, lo, hi, s)
-           for d, k, s, dl, (lo, hi) in zip(x.shape[2:], w.shape[2:], strides, dil, pads)]
+           for d, k, s, dl, (lo, hi) in zip(xs[2:], w.shape[2:], strides, dil, pads)]
     if 0 in dhw:
         raise ShapeError(f"op 'conv3d': Input {list(x.shape)} is smaller than Filter "
                          f"{list(w.shape)} with paddings {pads} and dilations {dil}")
-    return {"Output": [VarInfo((x.shape[0], w.shape[0], *dhw), x.dtype, x.lod_level)]}
+    return {"Output": [VarInfo(last_shape((xs[0], w.shape[0], *dhw), last), x.dtype,
+                               x.lod_level)]}
 
 
 def _np(x, w, pads, strides, dil, groups, dout=None):
@@ -101,9 +105,11 @@ def _np(x, w, pads, strides, dil, groups, dout=None):
 
 
 def _ref(ins, a):
-    x, w = np.asarray(ins["Input"][0]), np.asarray(ins["Filter"][0])
+    last = channel_last("conv3d", a, 3)
+    x, w = to_first(np.asarray(ins["Input"][0]), last), np.asarray(ins["Filter"][0])
     pads, strides, dil = geometry("conv3d", x.shape, w.shape, a)
-    return {"Output": [_np(x, w, pads, strides, dil, int(a["groups"] or 1)).astype(x.dtype)]}
+    out = _np(x, w, pads, strides, dil, int(a["groups"] or 1))
+    return {"Output": [np.ascontiguousarray(to_last(out, last)).astype(x.dtype)]}
 
 
 def _call(x, w, a, op: str):
@@ -118,17 +124,21 @@ def _call(x, w, a, op: str):
 
 
 def _run(ins, outs, a, rng):
-    x, pad, strides, dil, g, _ = _call(ins["Input"][0], ins["Filter"][0], a, "conv3d")
-    outs["Output"][0].copy_(torch.convolution(x, ins["Filter"][0], None, strides, pad, dil,
-                                              False, [0, 0, 0], g))
+    last = channel_last("conv3d", a, 3)
+    x, pad, strides, dil, g, _ = _call(to_first(ins["Input"][0], last), ins["Filter"][0], a,
+                                       "conv3d")
+    to_first(outs["Output"][0], last).copy_(torch.convolution(
+        x, ins["Filter"][0], None, strides, pad, dil, False, [0, 0, 0], g))
 
 
 def _grad_ref(ins, a):
-    x, w = np.asarray(ins["Input"][0]), np.asarray(ins["Filter"][0])
+    last = channel_last("conv3d_grad", a, 3)
+    x, w = to_first(np.asarray(ins["Input"][0]), last), np.asarray(ins["Filter"][0])
     pads, strides, dil = geometry("conv3d_grad", x.shape, w.shape, a)
     dx, dw = _np(x, w, pads, strides, dil, int(a["groups"] or 1),
-                 dout=np.asarray(ins["Output@GRAD"][0]))
-    return {"Input@GRAD": [dx.astype(x.dtype)], "Filter@GRAD": [dw.astype(w.dtype)]}
+                 dout=to_first(np.asarray(ins["Output@GRAD"][0]), last))
+    return {"Input@GRAD": [np.ascontiguousarray(to_last(dx, last)).astype(x.dtype)],
+            "Filter@GRAD": [dw.astype(w.dtype)]}
 
 
 def _grad_run(ins, outs, a, rng):
@@ -136,12 +146,14 @@ def _grad_run(ins, outs, a, rng):
     dx_out, dw_out = _bound(outs, "Input@GRAD"), _bound(outs, "Filter@GRAD")
     if dx_out is None and dw_out is None:
         return
-    x, w = ins["Input"][0], ins["Filter"][0]
+    last = channel_last("conv3d_grad", a, 3)
+    x, w = to_first(ins["Input"][0], last), ins["Filter"][0]
     xc, pad, strides, dil, g, explicit = _call(x, w, a, "conv3d_grad")
     dx, dw, _ = torch.ops.aten.convolution_backward(
-        ins["Output@GRAD"][0], xc, w, None, strides, pad, dil, False, [0, 0, 0], g,
-        [dx_out is not None, dw_out is not None, False])
+        to_first(ins["Output@GRAD"][0], last), xc, w, None, strides, pad, dil, False,
+        [0, 0, 0], g, [dx_out is not None, dw_out is not None, False])
     if dx_out is not None:
+        dx_out = to_first(dx_out, last)
         if explicit is not None:  # the grad of the padded copy: crop the padding off
             dx = dx[(slice(None), slice(None)) + tuple(slice(lo, lo + d) for (lo, _), d
                                                        in zip(explicit, dx_out.shape[2:]))]

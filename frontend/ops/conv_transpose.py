@@ -1,8 +1,9 @@
-"""conv2d_transpose / conv3d_transpose and their grads over channel-first data (library calls:
-torch's transposed convolution kernels; the numpy reference scatters each input cell times the
-filter). Filters are [in, out / groups, *kernel]; out dims are (in - 1) * stride - pad_lo -
-pad_hi + dilation * (k - 1) + 1, plus output_padding, or output_size when given (Paddle's rule:
-at most stride - 1 above that)."""
+"""conv2d_transpose / conv3d_transpose and their grads (library calls: torch's transposed
+convolution kernels; the numpy reference scatters each input cell times the filter), over
+channel-first data or channel-last (NHWC / NDHWC: run on channel-first views, layout.py).
+Filters are [in, out / groups, *kernel]; out dims are (in - 1) * stride - pad_lo - pad_hi +
+dilation * (k - 1) + 1, plus output_padding, or output_size when given (Paddle's rule: at most
+stride - 1 above that)."""
 from __future__ import annotations
 
 import itertools
@@ -13,15 +14,18 @@ from fluidc.frontend.lazy_import import torch
 from ..errors import OpError, ShapeError
 from .conv import _bound, _extern
 from .define import grad_like
+from .layout import CHANNEL_FIRST, channel_last, first_shape, last_shape, to_first, to_last
 from .registry import OpDesc, VarInfo, grad_name
-
-_FORMATS = {2: ("NCHW", "AnyLayout"), 3: ("NCDHW", "AnyLayout")}
 
 
 def _attrs(nd: int) -> dict:
     return {"strides": [1] * nd, "paddings": [0] * nd, "padding_algorithm": "EXPLICIT",
             "groups": 1, "dilations": [1] * nd, "output_padding": [], "output_size": [],
-            "data_format": _FORMATS[nd][0]}
+            "data_format": CHANNEL_FIRST[nd]}
+
+
+def _last(op: str, a) -> bool:
+    return channel_last(op, a, 2 if op.startswith("conv2d") else 3)
 
 
 def _n(op: str, name: str, v, nd: int) -> list[int]:
@@ -33,11 +37,9 @@ def _n(op: str, name: str, v, nd: int) -> list[int]:
 
 
 def geometry(op: str, x_shape, w_shape, a):
-    """([(lo, hi)] per dim, strides, dilations, output_padding per dim) of a transposed conv."""
+    """([(lo, hi)] per dim, strides, dilations, output_padding per dim, the dims before it) of
+    a transposed conv of channel-first x_shape."""
     nd = len(w_shape) - 2
-    if a["data_format"] not in _FORMATS[nd]:
-        raise OpError(f"op '{op}': data_format {a['data_format']!r} is not supported (fluidc's "
-                      f"transposed convs take {_FORMATS[nd][0]})")
     strides, dil = _n(op, "strides", a["strides"], nd), _n(op, "dilations", a["dilations"], nd)
     p, algo = [int(d) for d in a["paddings"]], a["padding_algorithm"]
     if algo == "VALID":
@@ -71,18 +73,21 @@ def _infer(op: str):
         if len(x.shape) != nd + 2 or len(w.shape) != nd + 2:
             raise ShapeError(f"op '{op}': Input {list(x.shape)} and Filter {list(w.shape)} must "
                              f"both be {nd + 2}-D")
-        if x.shape[1] >= 0 and x.shape[1] != w.shape[0]:
-            raise ShapeError(f"op '{op}': Input {list(x.shape)} has {x.shape[1]} channels, "
-                             f"Filter {list(w.shape)} takes {w.shape[0]}")
+        last = _last(op, a)
+        xs = first_shape(x.shape, last)
+        if xs[1] >= 0 and xs[1] != w.shape[0]:
+            raise ShapeError(f"op '{op}': Input {list(x.shape)} ({a['data_format']}) has "
+                             f"{xs[1]} channels, Filter {list(w.shape)} takes {w.shape[0]}")
         g = int(a["groups"] or 1)
         if w.shape[0] % g:
             raise ShapeError(f"op '{op}': {w.shape[0]} input channels do not split into "
                              f"groups={g}")
-        _, _, _, extra, base = geometry(op, x.shape, w.shape, a)
+        _, _, _, extra, base = geometry(op, xs, w.shape, a)
         if any(0 <= b < 1 for b in base):
             raise ShapeError(f"op '{op}': paddings leave no output for Input {list(x.shape)}")
         dims = [b + e if b >= 0 else -1 for b, e in zip(base, extra)]
-        return {"Output": [VarInfo((x.shape[0], w.shape[1] * g, *dims), x.dtype, x.lod_level)]}
+        out = last_shape((xs[0], w.shape[1] * g, *dims), last)
+        return {"Output": [VarInfo(out, x.dtype, x.lod_level)]}
     return infer
 
 
@@ -120,8 +125,9 @@ def _np(x, w, a, op, dout=None):
 
 def _ref(op: str):
     def ref(ins, a):
-        x, w = np.asarray(ins["Input"][0]), np.asarray(ins["Filter"][0])
-        return {"Output": [_np(x, w, a, op).astype(x.dtype)]}
+        last = _last(op, a)
+        x, w = to_first(np.asarray(ins["Input"][0]), last), np.asarray(ins["Filter"][0])
+        return {"Output": [np.ascontiguousarray(to_last(_np(x, w, a, op), last)).astype(x.dtype)]}
     return ref
 
 
@@ -136,13 +142,14 @@ def _torch_args(x, w, a, op: str):
 
 def _run(op: str):
     def run(ins, outs, a, rng):
-        x, w = ins["Input"][0], ins["Filter"][0]
+        last = _last(op, a)
+        x, w = to_first(ins["Input"][0], last), ins["Filter"][0]
         pad, extra, strides, dil, g, rest = _torch_args(x, w, a, op)
         # torch's output is the full one from min(lo, hi) on (output_padding more at the end):
         # the rest of the low padding is cropped here
         y = torch.convolution(x, w, None, strides, pad, dil, True, extra, g)
-        out = outs["Output"][0]
-        outs["Output"][0].copy_(y[(slice(None), slice(None)) + tuple(
+        out = to_first(outs["Output"][0], last)
+        out.copy_(y[(slice(None), slice(None)) + tuple(
             slice(lo, lo + d) for (lo, _), d in zip(rest, out.shape[2:]))])
     return run
 
@@ -157,9 +164,11 @@ def _grad_maker(grad_type: str):
 
 def _grad_ref(op: str):
     def ref(ins, a):
-        x, w = np.asarray(ins["Input"][0]), np.asarray(ins["Filter"][0])
-        dx, dw = _np(x, w, a, op, dout=np.asarray(ins["Output@GRAD"][0]))
-        return {"Input@GRAD": [dx.astype(x.dtype)], "Filter@GRAD": [dw.astype(w.dtype)]}
+        last = _last(op, a)
+        x, w = to_first(np.asarray(ins["Input"][0]), last), np.asarray(ins["Filter"][0])
+        dx, dw = _np(x, w, a, op, dout=to_first(np.asarray(ins["Output@GRAD"][0]), last))
+        return {"Input@GRAD": [np.ascontiguousarray(to_last(dx, last)).astype(x.dtype)],
+                "Filter@GRAD": [dw.astype(w.dtype)]}
     return ref
 
 
@@ -168,7 +177,9 @@ def _grad_run(op: str):
         dx_out, dw_out = _bound(outs, "Input@GRAD"), _bound(outs, "Filter@GRAD")
         if dx_out is None and dw_out is None:
             return
-        x, w, dy = ins["Input"][0], ins["Filter"][0], ins["Output@GRAD"][0]
+        last = _last(op, a)
+        x, w, dy = (to_first(ins["Input"][0], last), ins["Filter"][0],
+                    to_first(ins["Output@GRAD"][0], last))
         pad, extra, strides, dil, g, rest = _torch_args(x, w, a, op)
         full = [d + lo + hi for d, (lo, hi) in zip(dy.shape[2:], rest)]
         dyf = dy.new_zeros((*dy.shape[:2], *full))
@@ -178,7 +189,7 @@ def _grad_run(op: str):
             dyf, x, w, None, strides, pad, dil, True, extra, g,
             [dx_out is not None, dw_out is not None, False])
         if dx_out is not None:
-            dx_out.copy_(dx)
+            to_first(dx_out, last).copy_(dx)
         if dw_out is not None:
             dw_out.copy_(dw)
     return run

@@ -26,14 +26,18 @@ class NumpyHandler:
     def constant(self, value, dtype):
         return np.asarray(value, dtype=np.dtype(dtype))
 
+    # IEEE results without numpy's warnings (inf - inf is NaN, a float32 sum may overflow)
     def add(self, a, b):
-        return np.add(a, b)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.add(a, b)
 
     def sub(self, a, b):
-        return np.subtract(a, b)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.subtract(a, b)
 
     def mul(self, a, b):
-        return np.multiply(a, b)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.multiply(a, b)
 
     def truediv(self, a, b):
         if np.issubdtype(np.result_type(a, b), np.integer):

@@ -158,62 +158,108 @@ _extern("cross_entropy_grad2", ["Label", "MatchX", "XShape", "Y@GRAD"], ["X@GRAD
 
 
 # ---------------------------------------------------------------------------------------------
-# sigmoid_cross_entropy_with_logits, pointwise: max(x, 0) - x * label + log(1 + exp(-|x|)), or
-# with pos_weight c = 1 + (pos_weight - 1) * label:
-# (1 - label) * x + c * (log(1 + exp(-|x|)) + max(-x, 0)); labels equal to ignore_index give 0.
-# `normalize` (dividing by the count of kept labels) needs a reduction and is refused.
+# sigmoid_cross_entropy_with_logits, as Paddle 3.3.1's CPU kernel: max(x, 0) - x * label +
+# log(1 + exp(-|x|)), or with pos_weight (taken as given: binary_cross_entropy_with_logits forms
+# 1 + (pos_weight - 1) * label itself) (1 - label) * x + pos_weight * (log(1 + exp(-|x|)) +
+# max(-x, 0)); an element whose label truncates to ignore_index gives 0. `normalize` divides
+# every element by the count of labels farther than 1e-6 from ignore_index (0 / 0 where none
+# is). A composite: the pointwise sigmoid_cross_entropy_terms (and its grad's), then that
+# division.
 
 SCE_ATTRS = {"normalize": False, "ignore_index": -100}
-
-
-def _sce_check(a):
-    if a["normalize"]:
-        raise OpError("op 'sigmoid_cross_entropy_with_logits': normalize=True is not supported; "
-                      "divide the loss by the count of kept labels instead")
+_TERMS_ATTRS = {"ignore_index": -100}
 
 
 def _softplus_neg_abs(o, x):
     return o.log(o.add(_c(o, 1, x), o.exp(o.neg(o.abs(x)))))
 
 
+def _ignored(o, label, a):
+    """label truncated toward zero equals ignore_index (the kernel's int cast)."""
+    whole = o.mul(o.sign(label), o.floor(o.abs(label)))
+    return o.eq(whole, _c(o, a["ignore_index"], label))
+
+
 def _sce(o, i, a):
-    _sce_check(a)
     x, label = i["X"], i["Label"]
     zero = _c(o, 0, x)
     if "pos_weight" in i:
-        c = o.add(_c(o, 1, x), o.mul(o.sub(i["pos_weight"], _c(o, 1, x)), label))
         loss = o.add(o.mul(o.sub(_c(o, 1, x), label), x),
-                     o.mul(c, o.add(_softplus_neg_abs(o, x), o.maximum(o.neg(x), zero))))
+                     o.mul(i["pos_weight"],
+                           o.add(_softplus_neg_abs(o, x), o.maximum(o.neg(x), zero))))
     else:
         loss = o.add(o.sub(o.maximum(x, zero), o.mul(x, label)), _softplus_neg_abs(o, x))
-    return {"Out": o.where(o.eq(label, _c(o, a["ignore_index"], label)), zero, loss)}
+    return {"Out": o.where(_ignored(o, label, a), zero, loss)}
 
 
 def _sce_grad_expr(o, i, a):
-    _sce_check(a)
     x, label, d = i["X"], i["Label"], i["Out@GRAD"]
     one, zero = _c(o, 1, x), _c(o, 0, x)
     sig = o.truediv(one, o.add(one, o.exp(o.neg(x))))
     if "pos_weight" in i:
-        c = o.add(one, o.mul(o.sub(i["pos_weight"], one), label))
-        slope = o.sub(o.sub(one, label), o.mul(c, o.sub(one, sig)))
+        slope = o.sub(o.sub(one, label), o.mul(i["pos_weight"], o.sub(one, sig)))
     else:
         slope = o.sub(sig, label)
-    ignored = o.eq(label, _c(o, a["ignore_index"], label))
-    return {"X@GRAD": o.where(ignored, zero, o.mul(d, slope))}
+    return {"X@GRAD": o.where(_ignored(o, label, a), zero, o.mul(d, slope))}
+
+
+def _sce_counted(o, i, a):
+    """1 where the label counts towards normalize's divisor, else 0."""
+    label = i["Label"]
+    far = o.gt(o.abs(o.sub(label, _c(o, a["ignore_index"], label))), _c(o, 1e-6, label))
+    return {"Out": o.where(far, _c(o, 1, label), _c(o, 0, label))}
+
+
+def _normalized(op: OpDesc, infos, new_var, terms: str, ins: dict, out_slot: str):
+    """`terms` over ins into the op's output, divided by normalize's count where asked."""
+    a = {**SCE_ATTRS, **op.attrs}
+    out = op.output(out_slot)
+    attrs = {"ignore_index": a["ignore_index"]}
+    if not a["normalize"]:
+        return [OpDesc(terms, ins, {out_slot: out}, attrs)]
+    label = infos[op.input("Label")[0]]
+    raw, counted = new_var(infos[op.input("X")[0]]), new_var(label)
+    count = new_var(VarInfo((), label.dtype))
+    return [OpDesc(terms, ins, {out_slot: [raw]}, attrs),
+            OpDesc("sigmoid_cross_entropy_counted", {"Label": op.input("Label")},
+                   {"Out": [counted]}, attrs),
+            OpDesc("reduce_sum", {"X": [counted]}, {"Out": [count]},
+                   {"dim": [], "keep_dim": False, "reduce_all": True}),
+            OpDesc("elementwise_div", {"X": [raw], "Y": [count]}, {"Out": out}, {"axis": -1})]
+
+
+def _sce_inputs(op: OpDesc, *slots_: str) -> dict:
+    return {s: op.input(s) for s in slots_ if op.input(s)}
+
+
+def _sce_lower(op: OpDesc, infos, new_var) -> list[OpDesc]:
+    return _normalized(op, infos, new_var, "sigmoid_cross_entropy_terms",
+                       _sce_inputs(op, "X", "Label", "pos_weight"), "Out")
+
+
+def _sce_grad_lower(op: OpDesc, infos, new_var) -> list[OpDesc]:
+    return _normalized(op, infos, new_var, "sigmoid_cross_entropy_terms_grad",
+                       _sce_inputs(op, "X", "Label", "pos_weight", "Out@GRAD"), "X@GRAD")
 
 
 def _sce_grad(op: OpDesc) -> list[OpDesc]:
-    ins = {s: op.input(s) for s in ("X", "Label", "pos_weight") if op.input(s)}
+    ins = _sce_inputs(op, "X", "Label", "pos_weight")
     ins["Out@GRAD"] = [grad_name(op.output("Out")[0])]
     return [OpDesc("sigmoid_cross_entropy_with_logits_grad", ins,
                    {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
 
 
-pointwise("sigmoid_cross_entropy_with_logits", ["X", "Label", "pos_weight?"], ["Out"], _sce,
-          SCE_ATTRS, grad=_sce_grad)
-pointwise("sigmoid_cross_entropy_with_logits_grad", ["X", "Label", "pos_weight?", "Out@GRAD"],
-          ["X@GRAD"], _sce_grad_expr, SCE_ATTRS)
+pointwise("sigmoid_cross_entropy_terms", ["X", "Label", "pos_weight?"], ["Out"], _sce,
+          _TERMS_ATTRS)
+pointwise("sigmoid_cross_entropy_terms_grad", ["X", "Label", "pos_weight?", "Out@GRAD"],
+          ["X@GRAD"], _sce_grad_expr, _TERMS_ATTRS)
+pointwise("sigmoid_cross_entropy_counted", ["Label"], ["Out"], _sce_counted, _TERMS_ATTRS)
+register(OpDef("sigmoid_cross_entropy_with_logits", slots("X", "Label", "pos_weight?"),
+               slots("Out"), SCE_ATTRS, same_as("X", "Out"), "composite", grad=_sce_grad,
+               lower=_sce_lower))
+register(OpDef("sigmoid_cross_entropy_with_logits_grad",
+               slots("X", "Label", "pos_weight?", "Out@GRAD"), slots("X@GRAD"), SCE_ATTRS,
+               same_as("X", "X@GRAD"), "composite", lower=_sce_grad_lower))
 
 
 # ---------------------------------------------------------------------------------------------

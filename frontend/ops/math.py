@@ -33,7 +33,9 @@ _ELEMENTWISE = {
             lambda o, x, y, out, d: o.mul(d, o.mul(y, o.pow(x, o.sub(y, o.constant(1, y.dtype))))),
             lambda o, x, y, out, d: o.mul(d, o.mul(out, o.log(x)))),
     "floordiv": (lambda o, x, y: o.floordiv(x, y), None, None),
-    "mod": (lambda o, x, y: o.mod(x, y), None, None),
+    "mod": (lambda o, x, y: o.mod(x, y),  # x - floor(x / y) * y, as Paddle's grad kernel
+            lambda o, x, y, out, d: d,
+            lambda o, x, y, out, d: o.neg(o.mul(d, o.floordiv(x, y)))),
 }
 
 
@@ -437,10 +439,23 @@ pointwise("assign", ["X"], ["Out"], lambda o, i, a: {"Out": i["X"]},
 # Comparisons (bool Out, Paddle's elementwise axis) and where (Paddle's slots Condition, X, Y;
 # X first here so Out takes X's dtype). No grads: Paddle has none for comparisons, and where's
 # is left to a later need.
-for _name, _method in (("equal", "eq"), ("not_equal", "ne"), ("less_than", "lt"),
-                       ("less_equal", "le"), ("greater_than", "gt"), ("greater_equal", "ge")):
+def _equal(o, x, y):
+    """Paddle's EqualFunctor: floats closer than 1e-15 are equal (|x - y| < 1e-15, the
+    difference taken in their dtype), so infinities equal only themselves and NaN nothing;
+    other dtypes compare exactly."""
+    same = o.eq(x, y)
+    if x.dtype.kind != "f" or y.dtype.kind != "f":
+        return same
+    return o.logical_or(same, o.lt(o.abs(o.sub(x, y)), o.constant(1e-15, x.dtype)))
+
+
+_COMPARISONS = {"equal": _equal, "not_equal": lambda o, x, y: o.logical_not(_equal(o, x, y)),
+                "less_than": lambda o, x, y: o.lt(x, y), "less_equal": lambda o, x, y: o.le(x, y),
+                "greater_than": lambda o, x, y: o.gt(x, y),
+                "greater_equal": lambda o, x, y: o.ge(x, y)}
+for _name, _compare in _COMPARISONS.items():
     pointwise(_name, ["X", "Y"], ["Out"],
-              lambda o, i, a, m=_method: {"Out": getattr(o, m)(i["X"], i["Y"])},
+              lambda o, i, a, c=_compare: {"Out": c(o, i["X"], i["Y"])},
               {"axis": -1, "force_cpu": False}, broadcast=elementwise_broadcast,
               out_dtype=lambda a, d: "bool")
 # Logical ops (bool Out; cond's false branch runs on logical_not(pred)).

@@ -466,14 +466,20 @@ def _dropout_mask_np(shape, a) -> np.ndarray:
     return (rng.random(tuple(shape)) >= a["dropout_prob"]).astype(np.uint8)
 
 
-def _dropout_keep(shape, a, rng, device) -> torch.Tensor:
-    """The bool mask of kept elements of one training run: uniform draws of the op's stream
-    (or of a stream seeded by `seed` when fix_seed) at least dropout_prob."""
-    if a["fix_seed"]:
-        rng = torch.Generator(device=device).manual_seed(int(a["seed"]))
-    # Drawn on the generator's device (the runtime's may differ from X's), then moved.
-    u = torch.rand(tuple(shape), generator=rng, device=rng.device if rng is not None else device)
-    return u.to(device) >= a["dropout_prob"]
+def _draw_keep(mask: torch.Tensor, a, rng) -> None:
+    """Fill the uint8 `mask` of one training run: 1 where the element's uniform draw from the
+    op's stream (or a stream of its `seed` when fix_seed) is at least dropout_prob. A runtime
+    stream draws masks itself where it can (runtime/random.py), else torch.rand draws."""
+    seed = int(a["seed"]) if a["fix_seed"] else None
+    keep_mask = getattr(rng, "keep_mask", None)
+    if keep_mask is not None and keep_mask(mask, a["dropout_prob"], seed):
+        return
+    if seed is not None:
+        rng = torch.Generator(device=mask.device).manual_seed(seed)
+    # Drawn on the generator's device (the runtime's may differ from the mask's), then moved.
+    u = torch.rand(tuple(mask.shape), generator=rng,
+                   device=rng.device if rng is not None else mask.device)
+    mask.copy_(u.to(mask.device) >= a["dropout_prob"])
 
 
 def _dropout_run(ins, outs, a, rng):
@@ -485,10 +491,10 @@ def _dropout_run(ins, outs, a, rng):
         if mask is not None:
             mask.fill_(1)
         return
-    keep = _dropout_keep(x.shape, a, rng, x.device)
+    keep = mask if mask is not None else torch.empty(x.shape, dtype=torch.uint8,
+                                                      device=x.device)
+    _draw_keep(keep, a, rng)
     torch.mul(x, keep.to(x.dtype) * train_scale, out=out)
-    if mask is not None:
-        mask.copy_(keep)
 
 
 def _dropout_grad(op: OpDesc) -> list[OpDesc]:
@@ -524,8 +530,7 @@ DROPOUT_MASK_ATTRS = {**DROPOUT_ATTRS, "shape": []}
 
 
 def _dropout_mask_run(ins, outs, a, rng):
-    mask = outs["Mask"][0]
-    mask.copy_(_dropout_keep(mask.shape, a, rng, mask.device))
+    _draw_keep(outs["Mask"][0], a, rng)
 
 
 _extern("dropout_mask", [], ["Mask"], DROPOUT_MASK_ATTRS,

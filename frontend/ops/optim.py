@@ -247,9 +247,19 @@ def _sq_norm_ref(ins, a):
     return {"Out": [np.asarray([np.sum(x.astype(np.float64) ** 2)]).astype(x.dtype)]}
 
 
+def _sq_norm_grad(op: OpDesc) -> list[OpDesc]:
+    return [OpDesc("squared_l2_norm_grad",
+                   {"X": op.input("X"), "Out@GRAD": [grad_name(op.output("Out")[0])]},
+                   {"X@GRAD": [grad_name(op.input("X")[0])]}, {})]
+
+
 register(OpDef("squared_l2_norm", slots("X"), slots("Out"), {},
                lambda ins, a: {"Out": [VarInfo((1,), ins["X"][0].dtype)]}, "composite",
-               reference=_sq_norm_ref, lower=_sq_norm_lower))
+               reference=_sq_norm_ref, lower=_sq_norm_lower, grad=_sq_norm_grad))
+# dX = 2 * X * dOut (dOut's one value), as Paddle's kernel
+pointwise("squared_l2_norm_grad", ["X", "Out@GRAD"], ["X@GRAD"],
+          lambda o, i, a: {"X@GRAD": o.mul(o.mul(_c(o, 2, i["X"]), i["X"]), i["Out@GRAD"])},
+          scalars=("Out@GRAD",))
 
 
 # clip_by_norm: x * max_norm / ||x|| where ||x|| > max_norm, else x.

@@ -1,8 +1,10 @@
-"""pad3d (nn.Pad2D / Pad3D, F.pad over the spatial dims, which Paddle appends as unsqueeze2 +
-pad3d + squeeze2 for 4-D input): X [N, C, D, H, W] (NCDHW, or NDHWC) padded by paddings
-[left, right, top, bottom, front, back] in mode constant (value), reflect, replicate or
-circular. Its grad sums each dOut cell into the X cell it was copied from (zero for constant
-padding): one index map per shape, the numpy pad of X's positions in the same mode."""
+"""pad3d (nn.Pad1D / 2D / 3D, F.pad over the spatial dims, which Paddle appends as unsqueeze2
++ pad3d + squeeze2 for 3-D and 4-D input): X [N, C, D, H, W] (NCDHW, or NDHWC) padded by
+paddings [left, right, top, bottom, front, back] in mode constant (value), reflect, replicate
+or circular; the paddings may come from a Paddings tensor (6 values), a shape input folded
+into the attribute before a run (passes/shape_inputs.py). Its grad sums each dOut cell into
+the X cell it was copied from (zero for constant padding): one index map per shape, the numpy
+pad of X's positions in the same mode."""
 from __future__ import annotations
 
 import functools
@@ -51,18 +53,25 @@ def _out_shape(shape, a) -> tuple:
         if a["mode"] == "reflect" and shape[ax] >= 0 and max(lo, hi) >= shape[ax]:
             raise ShapeError(f"op 'pad3d': reflect padding {max(lo, hi)} must be smaller than "
                              f"the padded dim {shape[ax]} (X shape {list(shape)})")
-        if a["mode"] == "circular" and shape[ax] >= 0 and max(lo, hi) > shape[ax]:
-            raise ShapeError(f"op 'pad3d': circular padding {max(lo, hi)} must not exceed the "
-                             f"padded dim {shape[ax]} (X shape {list(shape)})")
+        if a["mode"] in ("circular", "replicate") and shape[ax] == 0 and max(lo, hi) > 0:
+            raise ShapeError(f"op 'pad3d': {a['mode']} padding of an empty dim (X shape "
+                             f"{list(shape)})")
         out[ax] = shape[ax] + lo + hi if shape[ax] >= 0 else -1
     return tuple(out)
 
 
+def _fold(a, values):
+    """paddings from the Paddings tensor (6 values), as Paddle prefers it to the attribute."""
+    return {**a, "paddings": [int(v) for v in np.asarray(values["Paddings"][0]).reshape(-1)]}
+
+
 def _infer(ins, a):
-    if ins.get("Paddings"):
-        raise OpError("op 'pad3d': a Paddings tensor is not supported by fluidc; give the "
-                      "paddings attribute")
     x = ins["X"][0]
+    if ins.get("Paddings"):  # read when the program runs: the padded dims are unknown until then
+        shape = list(x.shape)
+        for ax in _spatial_axes(a):
+            shape[ax] = -1
+        return {"Out": [VarInfo(tuple(shape), x.dtype, x.lod_level)]}
     return {"Out": [VarInfo(_out_shape(x.shape, a), x.dtype, x.lod_level)]}
 
 
@@ -82,8 +91,15 @@ def _sources(shape: tuple, mode: str, paddings: tuple, data_format: str) -> np.n
     return np.pad(pos, _np_pads(len(shape), a), mode=_NP_MODE[mode], **kw).reshape(-1)
 
 
+def _folded(ins, a) -> dict:
+    """a with the Paddings tensor folded in, as the pipeline folds it (the reference executor
+    runs programs unfolded)."""
+    return _fold(a, ins) if ins.get("Paddings") else a
+
+
 def _reference(ins, a):
     x = np.asarray(ins["X"][0])
+    a = _folded(ins, a)
     _out_shape(x.shape, a)
     kw = {"constant_values": x.dtype.type(a["value"])} if a["mode"] == "constant" else {}
     return {"Out": [np.pad(x, _np_pads(x.ndim, a), mode=_NP_MODE[a["mode"]], **kw)]}
@@ -91,6 +107,14 @@ def _reference(ins, a):
 
 def _run(ins, outs, a, rng):
     x = ins["X"][0]
+    if a["mode"] == "circular" and any(max(p) > x.shape[ax] for ax, p in
+                                       zip(_spatial_axes(a), _spatial_pads(a))):
+        # wrapping more than once around a dim (np.pad's wrap, Paddle's kernel): torch's
+        # circular pad takes at most one wrap, so gather by the index map
+        src = torch.from_numpy(_sources(tuple(x.shape), "circular", tuple(a["paddings"]),
+                                        a["data_format"])).to(x.device)
+        outs["Out"][0].copy_(x.reshape(-1)[src].reshape(outs["Out"][0].shape))
+        return
     pads = [p for pair in reversed(_spatial_pads(a)) for p in pair]  # W, H, D for torch
     if not _layout(a):
         x = x.permute(0, 4, 1, 2, 3)
@@ -100,7 +124,8 @@ def _run(ins, outs, a, rng):
 
 
 def _grad(op: OpDesc) -> list[OpDesc]:
-    return [OpDesc("pad3d_grad", {"X": op.input("X"),
+    paddings = {"Paddings": op.input("Paddings")} if op.inputs.get("Paddings") else {}
+    return [OpDesc("pad3d_grad", {"X": op.input("X"), **paddings,
                                   "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    {"X@GRAD": [grad_name(op.input("X")[0])]}, dict(op.attrs))]
 
@@ -112,6 +137,7 @@ def _grad_sources(shape, a) -> np.ndarray:
 
 def _grad_reference(ins, a):
     x, d = np.asarray(ins["X"][0]), np.asarray(ins["Out@GRAD"][0])
+    a = _folded(ins, a)
     src = _grad_sources(x.shape, a)
     keep = src >= 0
     dx = np.zeros(x.size, d.dtype)
@@ -129,7 +155,9 @@ def _grad_run(ins, outs, a, rng):
 
 
 register(OpDef("pad3d", slots("X", "Paddings?"), slots("Out"), ATTRS, _infer, "extern",
-               reference=_reference, grad=_grad, run=_run))
+               reference=_reference, grad=_grad, run=_run, shape_inputs=("Paddings",),
+               fold=_fold))
 register(OpDef("pad3d_grad", slots("X", "Paddings?", "Out@GRAD"), slots("X@GRAD"), ATTRS,
                lambda ins, a: {"X@GRAD": [VarInfo(ins["X"][0].shape, ins["Out@GRAD"][0].dtype)]},
-               "extern", reference=_grad_reference, run=_grad_run))
+               "extern", reference=_grad_reference, run=_grad_run, shape_inputs=("Paddings",),
+               fold=_fold))

@@ -52,12 +52,18 @@ def _infer(ins, a):
     return {"Out": [VarInfo(reduced_shape(x.shape, a), x.dtype)]}
 
 
-def _keep_dims_grad_broadcast(attrs, shapes, rank):
-    # Out/Out@GRAD lack the reduced axes unless keep_dim: put 1s back where they were.
-    x = tuple(shapes["X"])
-    axes = reduce_axes(attrs, rank)
-    kept = tuple(1 if i in axes else d for i, d in enumerate(x))
-    return {k: (x if k == "X" else kept) for k in shapes}
+def _keep_dims_broadcast(full: str):
+    """The broadcast of a reduction's grad op whose slot `full` has the reduced input's shape:
+    the others (Out, Out@GRAD, ...) lack the reduced axes unless keep_dim: 1s go back there."""
+    def broadcast(attrs, shapes, rank):
+        x = tuple(shapes[full])
+        axes = reduce_axes(attrs, rank)
+        kept = tuple(1 if i in axes else d for i, d in enumerate(x))
+        return {k: (x if k == full else kept) for k in shapes}
+    return broadcast
+
+
+_keep_dims_grad_broadcast = _keep_dims_broadcast("X")
 
 
 def _register(kind: str) -> None:
@@ -95,12 +101,39 @@ def _sum_grad_grad(op: OpDesc) -> list[OpDesc]:
 pointwise("reduce_sum_grad", ["X", "Out@GRAD"], ["X@GRAD"],
           lambda o, i, a: {"X@GRAD": i["Out@GRAD"]},
           REDUCE_ATTRS, grad=_sum_grad_grad, broadcast=_keep_dims_grad_broadcast)
+
+# reduce_max / reduce_min's grad shares Out@GRAD evenly among the elements equal to the
+# extremum (Paddle 3.x's kernels; 1.x gave each tied element all of it): lowered to the mask of
+# ties (X == Out, in X's dtype), their count (a reduce_sum, dims kept) and the share.
+pointwise("reduce_extremum_ties", ["X", "Out"], ["Ties"],
+          lambda o, i, a: {"Ties": o.cast(o.eq(i["X"], i["Out"]), i["X"].dtype)},
+          REDUCE_ATTRS, broadcast=_keep_dims_grad_broadcast)
+pointwise("reduce_extremum_share", ["Ties", "Count", "Out@GRAD"], ["X@GRAD"],
+          lambda o, i, a: {"X@GRAD": o.where(o.ne(i["Ties"], o.constant(0, i["Ties"].dtype)),
+                                             o.truediv(i["Out@GRAD"], i["Count"]),
+                                             o.constant(0, i["Out@GRAD"].dtype))},
+          REDUCE_ATTRS, broadcast=_keep_dims_broadcast("Ties"))
+
+
+def _extremum_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
+    x = infos[op.input("X")[0]]
+    attrs = {k: op.attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in op.attrs}
+    kept = tuple(1 if i in reduce_axes(attrs, len(x.shape)) else d
+                 for i, d in enumerate(x.shape))
+    ties, count = new_var(VarInfo(x.shape, x.dtype)), new_var(VarInfo(kept, x.dtype))
+    return [OpDesc("reduce_extremum_ties", {"X": op.input("X"), "Out": op.input("Out")},
+                   {"Ties": [ties]}, attrs),
+            OpDesc("reduce_sum", {"X": [ties]}, {"Out": [count]},
+                   {**attrs, "keep_dim": True}),
+            OpDesc("reduce_extremum_share", {"Ties": [ties], "Count": [count],
+                                             "Out@GRAD": op.input("Out@GRAD")},
+                   {"X@GRAD": op.output("X@GRAD")}, attrs)]
+
+
 for _k in ("max", "min"):
-    # The gradient flows to every element equal to the extremum, as Paddle's kernel does.
-    pointwise(f"reduce_{_k}_grad", ["X", "Out", "Out@GRAD"], ["X@GRAD"],
-              lambda o, i, a: {"X@GRAD": o.where(o.eq(i["X"], i["Out"]), i["Out@GRAD"],
-                                                 o.constant(0, i["Out@GRAD"].dtype))},
-              REDUCE_ATTRS, broadcast=_keep_dims_grad_broadcast)
+    register(OpDef(f"reduce_{_k}_grad", slots("X", "Out", "Out@GRAD"), slots("X@GRAD"),
+                   REDUCE_ATTRS, same_as("X", "X@GRAD"), "composite",
+                   lower=_extremum_grad_lowering))
 
 
 def _inverse_count(n: int) -> float:

@@ -1,7 +1,8 @@
 """scatter (paddle.scatter): Out = X with rows Ids replaced by Updates' rows; with duplicate ids
 the last update wins (overwrite, Paddle's CPU kernel), or, overwrite=False, the indexed rows are
-zeroed and every update added. Ids (int32 / int64, [M] or [M, 1]) must lie in [0, X.shape[0]),
-checked when the program runs. The grad is Paddle's in both modes: dX = dOut with the indexed
+zeroed and every update added. Ids (int32 / int64, [M] or [M, 1]) must lie in [-X.shape[0],
+X.shape[0]), a negative id counting from the end (Paddle 3.3.1's kernel), checked when the
+program runs. The grad is Paddle's in both modes: dX = dOut with the indexed
 rows zeroed, dUpdates = dOut's indexed rows."""
 from __future__ import annotations
 
@@ -33,13 +34,24 @@ def _infer(ins, a):
     return {"Out": [VarInfo(x.shape, x.dtype, x.lod_level)]}
 
 
+def _rows(shape) -> IndexBound:
+    """Ids name rows of a dim of `shape`[0] rows, negative ones from the end."""
+    return IndexBound(-shape[0], shape[0]) if shape[0] >= 0 else IndexBound(0)
+
+
+def _ids(ids, rows: int):
+    """Ids as a flat array of rows in [0, rows) (numpy or torch)."""
+    flat = ids.reshape(-1)
+    return flat % rows if rows else flat
+
+
 def _indices(shapes, a):
-    return {"Ids": IndexBound(0, shapes["X"][0][0] if shapes["X"][0][0] >= 0 else None)}
+    return {"Ids": _rows(shapes["X"][0])}
 
 
 def _reference(ins, a):
     x, upd = np.asarray(ins["X"][0]), np.asarray(ins["Updates"][0])
-    ids = np.asarray(ins["Ids"][0]).reshape(-1)
+    ids = _ids(np.asarray(ins["Ids"][0]), x.shape[0])
     out = x.copy()
     if a["overwrite"]:
         for i, row in zip(ids, upd):  # in order: the last update of a row wins
@@ -52,7 +64,7 @@ def _reference(ins, a):
 
 def _run(ins, outs, a, rng):
     x, upd, out = ins["X"][0], ins["Updates"][0], outs["Out"][0]
-    ids = ins["Ids"][0].reshape(-1).long()
+    ids = _ids(ins["Ids"][0].long(), x.shape[0])
     out.copy_(x)
     if a["overwrite"]:
         # each target row's last update: the largest position naming it
@@ -79,7 +91,7 @@ def _grad_infer(ins, a):
 
 def _grad_reference(ins, a):
     d = np.asarray(ins["Out@GRAD"][0])
-    ids = np.asarray(ins["Ids"][0]).reshape(-1)
+    ids = _ids(np.asarray(ins["Ids"][0]), d.shape[0])
     dx = d.copy()
     dx[ids] = 0
     return {"X@GRAD": [dx], "Updates@GRAD": [d[ids]]}
@@ -87,7 +99,7 @@ def _grad_reference(ins, a):
 
 def _grad_run(ins, outs, a, rng):
     d = ins["Out@GRAD"][0]
-    ids = ins["Ids"][0].reshape(-1).long()
+    ids = _ids(ins["Ids"][0].long(), d.shape[0])
     dx, du = ((outs.get(s) or [None])[0] for s in ("X@GRAD", "Updates@GRAD"))
     if dx is not None:
         dx.copy_(d)
@@ -97,8 +109,7 @@ def _grad_run(ins, outs, a, rng):
 
 
 def _grad_indices(shapes, a):
-    return {"Ids": IndexBound(0, shapes["Out@GRAD"][0][0] if shapes["Out@GRAD"][0][0] >= 0
-                              else None)}
+    return {"Ids": _rows(shapes["Out@GRAD"][0])}
 
 
 register(OpDef("scatter", slots("X", "Ids", "Updates"), slots("Out"), ATTRS, _infer, "extern",

@@ -1,8 +1,11 @@
 """set_value: x[index] = value, as Paddle's Tensor.__setitem__ appends it. Out is Input with
 the strided positions (axes/starts/ends/steps, Python slice semantics; decrease_axes are the
 int-indexed dims, of size 1) replaced by the value broadcast to that region less the
-decreased dims. The value is ValueTensor or, for constants, one of the *_values attributes
-(flat) with its `shape`. set_value_grad: Input@GRAD is Out@GRAD with the region zeroed,
+decreased dims (with a 1 for each None of the index: none_axes). The value is ValueTensor
+or, for constants, one of the *_values attributes (flat) with its `shape`. Bounds given as
+tensors (StartsTensorList / EndsTensorList / StepsTensorList: static indices and slices
+holding int Variables) are shape inputs, folded into the attributes before a run
+(passes/shape_inputs.py). set_value_grad: Input@GRAD is Out@GRAD with the region zeroed,
 ValueTensor@GRAD the region summed back to the value's shape."""
 from __future__ import annotations
 
@@ -21,14 +24,13 @@ ATTRS = {"axes": [], "starts": [], "ends": [], "steps": [], "decrease_axes": [],
 
 
 def _region(shape, a) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
-    """(index, the region's shape, that shape less the decreased dims)."""
+    """(index, the region's shape, the shape the value is broadcast to: the region less the
+    decreased dims, with the index's Nones)."""
     axes, starts, ends = list(a["axes"]), list(a["starts"]), list(a["ends"])
     steps = list(a["steps"]) or [1] * len(axes)
     if not len(axes) == len(starts) == len(ends) == len(steps):
         raise ShapeError(f"op 'set_value': axes {axes}, starts {starts}, ends {ends} and steps "
                          f"{steps} differ in length")
-    if a.get("none_axes"):
-        raise ShapeError("op 'set_value': none_axes (None in the index) are not supported")
     index = [slice(None)] * len(shape)
     for ax, s, e, k in zip(axes, starts, ends, steps):
         if not -len(shape) <= ax < len(shape) or k == 0:
@@ -40,7 +42,21 @@ def _region(shape, a) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
     if any(full[d] != 1 for d in dec):
         raise ShapeError(f"op 'set_value': decrease_axes {list(a['decrease_axes'])} name a dim "
                          f"of the region {list(full)} whose size is not 1")
-    return tuple(index), full, tuple(d for i, d in enumerate(full) if i not in dec)
+    return tuple(index), full, _with_nones(full, dec, sorted(a.get("none_axes") or ()))
+
+
+def _with_nones(full: tuple[int, ...], dec: set[int], nones: list[int]) -> tuple[int, ...]:
+    """The shape the value is broadcast to: the region less the decreased dims, with a 1 for
+    each None of the index (none_axes: its position in the index), placed as Paddle's kernel
+    places them (before region dim i for each position <= i, the rest at the end)."""
+    shape, k = [], 0
+    for i, d in enumerate(full):
+        while k < len(nones) and nones[k] <= i:
+            shape.append(1)
+            k += 1
+        if i not in dec:
+            shape.append(d)
+    return tuple(shape) + (1,) * (len(nones) - k)
 
 
 def _value_shape(ins, a, target: tuple[int, ...]) -> tuple[int, ...]:
@@ -55,23 +71,59 @@ def _value_shape(ins, a, target: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
+_BOUNDS = {"starts": "StartsTensorList", "ends": "EndsTensorList", "steps": "StepsTensorList"}
+
+
+def _fold(a, values):
+    """starts / ends / steps from their tensor lists (one value each), as Paddle prefers them
+    to the attributes; an index tensor's (-1, 0) bounds stand for the last entry, as in
+    slice (x[i] appends i and i + 1)."""
+    a = dict(a)
+    for attr, slot in _BOUNDS.items():
+        if values.get(slot):
+            items = [np.asarray(v).reshape(-1) for v in values[slot]]
+            if any(v.size != 1 for v in items):
+                raise ShapeError(f"op 'set_value': each {slot} tensor must hold one value, got "
+                                 f"sizes {[v.size for v in items]}")
+            a[attr] = [int(v[0]) for v in items]
+    a["ends"] = [2 ** 31 - 1 if (s, e) == (-1, 0) else e for s, e in zip(a["starts"], a["ends"])]
+    return a
+
+
+def _folded(ins, a) -> tuple[dict, dict]:
+    """(ins, a) with the bound tensors folded into a, as the pipeline folds them (the reference
+    executor runs programs unfolded)."""
+    given = {s: ins[s] for s in _BOUNDS.values() if ins.get(s)}
+    if not given:
+        return ins, a
+    return {k: v for k, v in ins.items() if k not in given}, _fold(a, given)
+
+
 def _infer(ins, a):
+    """Out is Input's shape; a value that does not fit the region is refused here when the
+    region is known, else when the op runs (_value)."""
     x = ins["Input"][0]
-    _, _, target = _region(x.shape, a)
-    value = _value_shape(ins, a, target)
-    try:
-        fits = np.broadcast_shapes(value, target) == target
-    except ValueError:
-        fits = False
-    if not fits:
-        raise ShapeError(f"op 'set_value': the value of shape {list(value)} cannot be broadcast "
-                         f"to the indexed region of shape {list(target)} (Input "
-                         f"{list(x.shape)})")
+    if not any(ins.get(s) for s in _BOUNDS.values()) and all(d >= 0 for d in x.shape):
+        _, _, target = _region(x.shape, a)
+        _fitting(_value_shape(ins, a, target), target, x.shape)
     return {"Out": [VarInfo(tuple(x.shape), x.dtype, x.lod_level)]}
 
 
-def _value(ins, a, dtype, target) -> np.ndarray:
+def _fitting(shape, target, x_shape) -> None:
+    try:
+        fits = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ShapeError(f"op 'set_value': the value of shape {list(shape)} cannot be broadcast "
+                         f"to the indexed region of shape {list(target)} (Input "
+                         f"{list(x_shape)})")
+
+
+def _value(ins, a, dtype, target, x_shape) -> np.ndarray:
+    """The value, checked to broadcast to the region's `target` shape."""
     shape = _value_shape(ins, a, target)
+    _fitting(shape, target, x_shape)
     if ins.get("ValueTensor"):
         return np.asarray(ins["ValueTensor"][0]).astype(dtype, copy=False).reshape(shape)
     for key, kind in VALUE_ATTRS.items():
@@ -83,14 +135,17 @@ def _value(ins, a, dtype, target) -> np.ndarray:
 
 def _ref(ins, a):
     x = np.asarray(ins["Input"][0])
+    ins, a = _folded(ins, a)
     index, full, target = _region(x.shape, a)
     out = x.copy()
-    out[index] = np.broadcast_to(_value(ins, a, x.dtype, target), target).reshape(full)
+    out[index] = np.broadcast_to(_value(ins, a, x.dtype, target, x.shape),
+                                 target).reshape(full)
     return {"Out": [out]}
 
 
 def _grad(op: OpDesc) -> list[OpDesc]:
-    ins = {"Out@GRAD": [grad_name(op.output("Out")[0])]}
+    ins = {"Out@GRAD": [grad_name(op.output("Out")[0])],
+           **{s: op.input(s) for s in _BOUNDS.values() if op.inputs.get(s)}}
     if op.input("ValueTensor"):
         ins["ValueTensor"] = op.input("ValueTensor")
     return [OpDesc("set_value_grad", ins, grad_like(op, "Input", "ValueTensor"), dict(op.attrs))]
@@ -107,6 +162,7 @@ def _grad_infer(ins, a):
 
 def _grad_ref(ins, a):
     d = np.asarray(ins["Out@GRAD"][0])
+    ins, a = _folded(ins, a)
     index, full, target = _region(d.shape, a)
     dx = d.copy()
     dx[index] = 0
@@ -123,8 +179,10 @@ def _grad_ref(ins, a):
     return out
 
 
-register(OpDef("set_value", slots("Input", "ValueTensor?"), slots("Out"), ATTRS, _infer,
-               "extern", reference=_ref, grad=_grad))
-register(OpDef("set_value_grad", slots("Out@GRAD", "ValueTensor?"),
+_BOUND_SLOTS = [s + "*?" for s in _BOUNDS.values()]
+register(OpDef("set_value", slots("Input", "ValueTensor?", *_BOUND_SLOTS), slots("Out"), ATTRS,
+               _infer, "extern", reference=_ref, grad=_grad,
+               shape_inputs=tuple(_BOUNDS.values()), fold=_fold))
+register(OpDef("set_value_grad", slots("Out@GRAD", "ValueTensor?", *_BOUND_SLOTS),
                slots("Input@GRAD?", "ValueTensor@GRAD?"), ATTRS, _grad_infer, "extern",
-               reference=_grad_ref))
+               reference=_grad_ref, shape_inputs=tuple(_BOUNDS.values()), fold=_fold))

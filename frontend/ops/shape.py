@@ -413,8 +413,7 @@ def _slice_run(ins, outs, a, rng):
 def _slice_grad(op: OpDesc) -> list[OpDesc]:
     """<op>_grad of a slicing op (slice, strided_slice): Input and Out@GRAD -> Input@GRAD (and
     the bound tensors, which give the slice's bounds)."""
-    bounds = {s: op.input(s) for s in [*_BOUND_LISTS.values(), *_WHOLE_BOUNDS.values()]
-              if op.inputs.get(s)}
+    bounds = {s: names for s, names in op.inputs.items() if s != "Input" and names}
     return [OpDesc(op.type + "_grad", {"Input": op.input("Input"), **bounds,
                                        "Out@GRAD": [grad_name(op.output("Out")[0])]},
                    grad_like(op, "Input"), dict(op.attrs))]
@@ -450,10 +449,46 @@ _define("slice_grad", "extern", ["Input", "StartsTensor?", "EndsTensor?", "Start
 
 # ---------------------------------------------------------------------------------------------
 # strided_slice: Python's slicing per axis (start, end, stride; negative strides walk backwards),
-# as Paddle's Variable.__getitem__ appends it for steps other than 1.
+# as Paddle's Variable.__getitem__ appends it for steps other than 1. Paddle takes starts / ends
+# / strides from a 1-D tensor (StartsTensor, ...) over a list of one-value tensors
+# (StartsTensorList, ...) over the attribute: all are shape inputs, folded into the attributes
+# before shape inference (passes/shape_inputs.py); until then the axes they bound are -1.
 
 STRIDED_SLICE_ATTRS = {**SLICE_ATTRS, "strides": []}
-_STRIDED_TENSORS = _SLICE_TENSORS + ("StridesTensor", "StridesTensorList")
+_STRIDED_WHOLE = {"starts": "StartsTensor", "ends": "EndsTensor", "strides": "StridesTensor"}
+_STRIDED_LISTED = {"starts": "StartsTensorList", "ends": "EndsTensorList",
+                   "strides": "StridesTensorList"}
+_STRIDED_TENSORS = (*_STRIDED_WHOLE.values(), *_STRIDED_LISTED.values())
+
+
+def _strided_fold(a, values):
+    """strided_slice's bounds from its tensors, as Paddle prefers them to the attributes."""
+    a = dict(a)
+    for attr in ("starts", "ends", "strides"):
+        if values.get(_STRIDED_WHOLE[attr]):
+            v = [int(d) for d in np.asarray(values[_STRIDED_WHOLE[attr]][0]).reshape(-1)]
+        elif values.get(_STRIDED_LISTED[attr]):
+            items = [np.asarray(t).reshape(-1) for t in values[_STRIDED_LISTED[attr]]]
+            if any(t.size != 1 for t in items):
+                raise ShapeError(f"op 'strided_slice': each {_STRIDED_LISTED[attr]} tensor must "
+                                 f"hold one value, got sizes {[t.size for t in items]}")
+            v = [int(t[0]) for t in items]
+        else:
+            continue
+        if len(v) != len(a["axes"]):
+            raise ShapeError(f"op 'strided_slice': {attr} holds {len(v)} values for axes "
+                             f"{list(a['axes'])}")
+        a[attr] = v
+    return a
+
+
+def _strided_folded(ins, a) -> tuple[dict, dict]:
+    """(ins, a) with the bound tensors folded into a, as the pipeline folds them (the reference
+    executor runs programs unfolded)."""
+    given = {s: ins[s] for s in _STRIDED_TENSORS if ins.get(s)}
+    if not given:
+        return ins, a
+    return {k: v for k, v in ins.items() if k not in given}, _strided_fold(a, given)
 
 
 def _strided_ranges(op: str, shape, a) -> dict[int, range | None]:
@@ -497,8 +532,12 @@ def _ascending(shape, a) -> tuple[tuple, list[int]]:
 
 
 def _strided_infer(ins, a):
-    _no_tensors("strided_slice", ins, *_STRIDED_TENSORS)
     x = ins["Input"][0]
+    if any(ins.get(s) for s in _STRIDED_TENSORS):  # read when the program runs
+        axes = {_axis(d, len(x.shape), "strided_slice") for d in a["axes"]}
+        dec = {_axis(d, len(x.shape), "strided_slice") for d in a["decrease_axis"]}
+        shape = tuple(-1 if i in axes else d for i, d in enumerate(x.shape) if i not in dec)
+        return {"Out": [VarInfo(shape, x.dtype, x.lod_level)]}
     return {"Out": [VarInfo(_strided_shape("strided_slice", x.shape, a)[1], x.dtype,
                             x.lod_level)]}
 
@@ -512,6 +551,7 @@ def _strided_positions(op: str, shape, a):
 
 def _strided_ref(ins, a):
     x = np.asarray(ins["Input"][0])
+    ins, a = _strided_folded(ins, a)
     out = _strided_shape("strided_slice", x.shape, a)[1]
     return {"Out": [x[_strided_positions("strided_slice", x.shape, a)].reshape(out)]}
 
@@ -526,6 +566,7 @@ def _strided_run(ins, outs, a, rng):
 def _strided_grad_ref(ins, a):
     x = np.asarray(ins["Input"][0])
     d = np.asarray(ins["Out@GRAD"][0])
+    ins, a = _strided_folded(ins, a)
     dx = np.zeros(x.shape, d.dtype)
     dx[_strided_positions("strided_slice_grad", x.shape, a)] = d.reshape(
         _strided_shape("strided_slice_grad", x.shape, a)[0])
@@ -539,14 +580,15 @@ def _strided_grad_run(ins, outs, a, rng):
     outs["Input@GRAD"][0].zero_()[index] = part.flip(flips) if flips else part
 
 
-_define("strided_slice", "extern", ["Input", "StartsTensor?", "EndsTensor?", "StridesTensor?",
-                                    "StartsTensorList*?", "EndsTensorList*?",
-                                    "StridesTensorList*?"], ["Out"], STRIDED_SLICE_ATTRS,
-        _strided_infer, _strided_run, _strided_ref, _slice_grad)
-_define("strided_slice_grad", "extern", ["Input", "Out@GRAD"], ["Input@GRAD?"],
+_STRIDED_SLOTS = ["StartsTensor?", "EndsTensor?", "StridesTensor?", "StartsTensorList*?",
+                  "EndsTensorList*?", "StridesTensorList*?"]
+_define("strided_slice", "extern", ["Input", *_STRIDED_SLOTS], ["Out"], STRIDED_SLICE_ATTRS,
+        _strided_infer, _strided_run, _strided_ref, _slice_grad,
+        shape_inputs=_STRIDED_TENSORS, fold=_strided_fold)
+_define("strided_slice_grad", "extern", ["Input", *_STRIDED_SLOTS, "Out@GRAD"], ["Input@GRAD?"],
         STRIDED_SLICE_ATTRS,
         lambda ins, a: {"Input@GRAD": [VarInfo(ins["Input"][0].shape, ins["Out@GRAD"][0].dtype)]},
-        _strided_grad_run, _strided_grad_ref)
+        _strided_grad_run, _strided_grad_ref, shape_inputs=_STRIDED_TENSORS, fold=_strided_fold)
 
 
 # ---------------------------------------------------------------------------------------------

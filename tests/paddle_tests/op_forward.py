@@ -28,3 +28,13 @@ def apart(x, shape, low, high):
     the op is not differentiable); broadcasts as numpy does."""
     sgn = np.random.choice([-1, 1], shape).astype(x.dtype)
     return x + sgn * np.random.uniform(low, high, shape).astype(x.dtype)
+
+
+def assert_grad_close(numeric, analytic, max_relative_error):
+    """OpTest's _assert_is_close: |numeric - analytic| relative to |numeric|, or absolute where
+    |numeric| < 1e-3, at most max_relative_error."""
+    scale = np.abs(numeric)
+    scale[scale < 1e-3] = 1
+    diff = np.max(np.abs(numeric - analytic) / scale)
+    assert diff <= max_relative_error, \
+        f"max gradient diff {diff} over limit {max_relative_error}"

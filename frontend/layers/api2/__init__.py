@@ -33,6 +33,9 @@ def multiply(x, y, name=None): return _binary("elementwise_mul", x, y, name=name
 def divide(x, y, name=None): return _binary("elementwise_div", x, y, name=name)  # noqa: E704
 def maximum(x, y, name=None): return _binary("elementwise_max", x, y, name=name)  # noqa: E704
 def minimum(x, y, name=None): return _binary("elementwise_min", x, y, name=name)  # noqa: E704
+def remainder(x, y, name=None): return _binary("elementwise_mod", x, y, name=name)  # noqa: E704
+def floor_divide(x, y, name=None): return _binary("elementwise_floordiv", x, y, name=name)  # noqa: E501,E704
+mod = floor_mod = remainder  # Paddle's aliases
 
 
 def _reduce(op_type: str, x: Variable, axis, keepdim: bool, name, dtype=None) -> Variable:

@@ -16,6 +16,7 @@ from ..helper import (FLOAT_DTYPES, INT_DTYPES, ArgumentTypeError, ArgumentValue
                       LayerHelper, check_dtype, check_type, check_variable_and_dtype,
                       static_inplace)
 from . import _reduce, add, multiply, reshape, subtract, transpose
+from ...ops.layout import CHANNEL_FIRST, CHANNEL_LAST
 
 # The activations whose 2.x signature is the 1.x one.
 relu, sigmoid, tanh = _nn.relu, _nn.sigmoid, _nn.tanh
@@ -155,39 +156,78 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
                {"padding_idx": pad, "is_sparse": bool(sparse)}, dtype=weight.dtype, name=name)
 
 
-_PAD_FORMATS = {4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+_PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+# rank -> (the dims a 3-D / 4-D x is unsqueezed at to pad it as 5-D: channels first, last)
+_PAD_UNSQUEEZED = {3: ([3, 4], [2, 3]), 4: ([2], [1]), 5: ([], [])}
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
-    """Pad the spatial dims of a 4-D / 5-D x by `pad` ([left, right, top, bottom(, front,
-    back)]) in mode constant / reflect / replicate / circular: Paddle's pad3d op (a 4-D x
-    unsqueezed to 5-D around it, as Paddle appends it)."""
+def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True,
+        name=None):
+    """paddle.nn.functional.pad, as Paddle 3.3.1 appends it: a constant pad whose list is not
+    2 * (rank - 2) long pads every dim (the `pad` op; the list, zero-filled to 2 * rank, runs
+    from the last dim unless it covers every dim and pad_from_left_axis); otherwise the
+    spatial dims of a 3-D / 4-D / 5-D x by [left, right(, top, bottom(, front, back))] (a list
+    or an int Variable) in mode constant / reflect / replicate / circular: the pad3d op, a 3-D
+    or 4-D x unsqueezed to 5-D around it."""
+    assert mode in ("reflect", "replicate", "constant", "circular"), (
+        f"mode should be one of constant, reflect, replicate, circular, but got {mode}.")
+    if not isinstance(x, Variable):
+        raise ArgumentValueError(f"pad: x must be a Tensor, got {type(x).__name__}")
     ndim = len(x.shape)
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise ArgumentValueError(f"mode should be one of constant, reflect, replicate, "
-                                 f"circular, but got {mode}.")
-    if ndim not in _PAD_FORMATS:
-        raise ArgumentValueError(f"pad: fluidc pads 4-D and 5-D inputs, got '{x.name}' of shape "
-                                 f"{list(x.shape)}")
-    if data_format not in _PAD_FORMATS[ndim]:
-        raise ArgumentValueError(f"pad: data_format of a {ndim}-D input must be one of "
-                                 f"{list(_PAD_FORMATS[ndim])}, got {data_format!r}")
-    pads = [int(p) for p in pad] if isinstance(pad, (list, tuple)) else None
-    if pads is None or len(pads) != 2 * (ndim - 2):
-        raise ArgumentValueError(f"pad: fluidc takes pad as a list of {2 * (ndim - 2)} ints "
-                                 f"(the spatial dims of a {ndim}-D input), got {pad!r}")
+    if mode == "constant" and isinstance(pad, (list, tuple)) and len(pad) != (ndim - 2) * 2:
+        return _pad_every_dim(x, [int(p) for p in pad], value, pad_from_left_axis, name)
+    assert ndim in _PAD_FORMATS, f"input tensor dimension must be in [3, 4, 5] but got {ndim}"
+    if data_format is None:
+        data_format = _PAD_FORMATS[ndim][0]
+    data_format = data_format.upper()
+    assert data_format in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"), (
+        f"data_format should be in one of [NCL, NCHW, NCDHW, NLC, NHWC, NDHWC], but got "
+        f"{data_format}")
+    assert data_format in _PAD_FORMATS[ndim], (
+        f"input tensor dimension is {ndim}, it's data format should be in "
+        f"{list(_PAD_FORMATS[ndim])} but got {data_format}")
     check_variable_and_dtype(x, "x", ("float16", "bfloat16", "float32", "float64", "int32",
                                       "int64"), "pad")
-    channels_last = data_format in ("NHWC", "NDHWC")
-    if ndim == 4:
-        x = _conv.unsqueeze(x, [1 if channels_last else 2])
-        pads += [0, 0]
+    channels_last = data_format in ("NLC", "NHWC", "NDHWC")
+    unsqueezed = _PAD_UNSQUEEZED[ndim][channels_last]
+    inputs, attrs = {}, {"mode": mode, "value": float(np.float32(value)),
+                         "data_format": "NDHWC" if channels_last else "NCDHW"}
+    if isinstance(pad, Variable):  # Paddle's: zeros for the dims added, joined to pad
+        pad.stop_gradient = True
+        if ndim == 3:
+            pad = _tensor.concat([_tensor.fill_constant([4], "int32", 0), pad], 0)
+        elif ndim == 4:
+            pad = _tensor.concat([pad, _tensor.fill_constant([2], "int32", 0)], 0)
+        inputs["Paddings"], attrs["paddings"] = [pad], []
+    else:
+        pads = [int(p) for p in pad]
+        if len(pads) != 2 * (ndim - 2):
+            raise ArgumentValueError(f"pad: a {mode} pad of a {ndim}-D input takes "
+                                     f"{2 * (ndim - 2)} values (its spatial dims), got {pad!r}")
+        attrs["paddings"] = [0, 0, 0, 0] + pads if ndim == 3 else pads + [0, 0] * (ndim == 4)
+    if unsqueezed:
+        x = _conv.unsqueeze(x, unsqueezed)
     helper = LayerHelper("pad3d", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op("pad3d", inputs={"X": [x]}, outputs={"Out": [out]},
-                     attrs={"paddings": pads, "mode": mode, "value": float(np.float32(value)),
-                            "data_format": "NDHWC" if channels_last else "NCDHW"})
-    return _conv.squeeze(out, [1 if channels_last else 2]) if ndim == 4 else out
+    helper.append_op("pad3d", inputs={"X": [x], **inputs}, outputs={"Out": [out]}, attrs=attrs)
+    return _conv.squeeze(out, unsqueezed) if unsqueezed else out
+
+
+def _pad_every_dim(x, pad: list[int], value, pad_from_left_axis: bool, name) -> Variable:
+    """F.pad's constant pad of every dim: the `pad` op."""
+    ndim = len(x.shape)
+    paddings = pad + [0] * (2 * ndim - len(pad))
+    if not (len(pad) == 2 * ndim and pad_from_left_axis):  # the last dim's pair first
+        paddings = [paddings[i - 1] if i % 2 == 1 else paddings[i + 1]
+                    for i in range(2 * ndim - 1, -1, -1)]
+    check_variable_and_dtype(x, "x", ("float16", "float32", "float64", "int32", "int64",
+                                      "complex64", "complex128", "uint16"), "pad")
+    check_type(value, "pad_value", (float, int), "pad")
+    helper = LayerHelper("pad", name=name)
+    out = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op("pad", inputs={"X": [x]}, outputs={"Out": [out]},
+                     attrs={"paddings": paddings, "pad_value": float(value)})
+    return out
 
 
 def kl_div(input, label, reduction="mean", log_target=False, name=None):
@@ -258,10 +298,11 @@ def one_hot(x, num_classes, name=None):
 
 
 def _conv_bias(out, bias, data_format: str):
+    """out + bias along the channel dim of data_format (NCHW, NHWC, NCDHW, NDHWC)."""
     if bias is None:
         return out
-    c = bias.shape[0]
-    shape = [1, c, 1, 1] if data_format == "NCHW" else [1, 1, 1, c]
+    shape = [1] * len(data_format)
+    shape[data_format.index("C")] = bias.shape[0]
     return add(out, reshape(bias, shape))
 
 
@@ -288,38 +329,46 @@ def _ints(v, n: int, what: str, fn: str) -> list[int]:
     return [int(d) for d in v]
 
 
-def _padding_nd(padding, n: int, fn: str) -> tuple[list[int], str]:
+def _padding_nd(padding, n: int, fn: str, data_format: str) -> tuple[list[int], str]:
     """(paddings, padding_algorithm) of an n-D conv: an int, n ints, 2n ints (before, after per
-    dim) or 'SAME' / 'VALID'."""
+    dim), one [before, after] pair per dim of the data_format input (those of the batch and
+    channel dims [0, 0]) or 'SAME' / 'VALID'."""
     if isinstance(padding, str):
         if padding.upper() not in ("SAME", "VALID"):
             raise ArgumentValueError(f"{fn}: padding {padding!r} must be 'SAME', 'VALID' or "
                                      f"ints")
         return [0] * n, padding.upper()
     p = list(padding) if isinstance(padding, (list, tuple)) else [padding] * n
+    if len(p) == n + 2 and all(isinstance(d, (list, tuple)) for d in p):
+        spatial = [i for i, c in enumerate(data_format) if c not in "NC"]
+        if any(list(d) != [0, 0] for i, d in enumerate(p) if i not in spatial):
+            raise ArgumentValueError(f"{fn}: non-zero padding {padding} in the batch or channel "
+                                     f"dims of {data_format} data")
+        p = [d for i in spatial for d in p[i]]
     if len(p) not in (n, 2 * n) or not all(isinstance(d, int) and d >= 0 for d in p):
         raise ArgumentValueError(f"{fn}: padding must be an int or {n} or {2 * n} non-negative "
                                  f"ints, got {padding!r}")
     return p, "EXPLICIT"
 
 
-_CHANNEL_FIRST = {2: "NCHW", 3: "NCDHW"}
+_CHANNEL_FIRST, _CHANNEL_LAST = CHANNEL_FIRST, CHANNEL_LAST
 
 
 def _conv_nd_input(x, n: int, data_format: str, fn: str) -> None:
     check_variable_and_dtype(x, "input", ("float16", "float32", "float64"), fn)
-    if data_format != _CHANNEL_FIRST[n]:
-        raise ArgumentValueError(f"{fn}: data_format must be {_CHANNEL_FIRST[n]!r} in fluidc, "
-                                 f"got {data_format!r}")
+    if data_format not in (_CHANNEL_FIRST[n], _CHANNEL_LAST[n]):
+        raise ArgumentValueError(f"{fn}: data_format must be {_CHANNEL_FIRST[n]!r} or "
+                                 f"{_CHANNEL_LAST[n]!r}, got {data_format!r}")
     if len(x.shape) != n + 2:
         raise ArgumentValueError(f"{fn}: input must be {n + 2}-D ({data_format}), got shape "
                                  f"{list(x.shape)}")
 
 
 def conv3d_op(x, weight, stride, padding, dilation, groups, data_format, fn: str, attrs=None):
-    """The conv3d op of x (NCDHW) by weight [out, in / groups, kd, kh, kw], arguments checked."""
+    """The conv3d op of x (NCDHW or NDHWC) by weight [out, in / groups, kd, kh, kw], arguments
+    checked."""
     _conv_nd_input(x, 3, data_format, fn)
-    paddings, algo = _padding_nd(padding, 3, fn)
+    paddings, algo = _padding_nd(padding, 3, fn, data_format)
     helper = LayerHelper("conv3d")
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op("conv3d", inputs={"Input": [x], "Filter": [weight]},
@@ -333,16 +382,18 @@ def conv3d_op(x, weight, stride, padding, dilation, groups, data_format, fn: str
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
            data_format="NCDHW", name=None):
-    """3-D convolution of NCDHW x by a given [out, in / groups, kd, kh, kw] weight (+ bias)."""
+    """3-D convolution of x (NCDHW or NDHWC) by a given [out, in / groups, kd, kh, kw] weight
+    (+ bias)."""
     out = conv3d_op(x, weight, stride, padding, dilation, groups, data_format, "conv3d")
-    return out if bias is None else add(out, reshape(bias, [1, bias.shape[0], 1, 1, 1]))
+    return _conv_bias(out, bias, data_format)
 
 
 def conv_transpose_op(x, weight, n: int, stride, padding, output_padding, groups, dilation,
                       data_format, output_size, fn: str, attrs=None):
-    """The conv{n}d_transpose op of channel-first x by weight [in, out / groups, *kernel]."""
+    """The conv{n}d_transpose op of x (channel-first or -last) by weight [in, out / groups,
+    *kernel]."""
     _conv_nd_input(x, n, data_format, fn)
-    paddings, algo = _padding_nd(padding, n, fn)
+    paddings, algo = _padding_nd(padding, n, fn, data_format)
     if output_size is not None and output_padding:
         raise ArgumentValueError(f"{fn}: output_padding and output_size cannot both be given")
     helper = LayerHelper(f"conv{n}d_transpose")
@@ -362,18 +413,20 @@ def conv_transpose_op(x, weight, n: int, stride, padding, output_padding, groups
 
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, data_format="NCHW", output_size=None, name=None):
-    """Transposed 2-D convolution of NCHW x by a given [in, out / groups, kh, kw] weight."""
+    """Transposed 2-D convolution of x (NCHW or NHWC) by a given [in, out / groups, kh, kw]
+    weight (+ bias)."""
     out = conv_transpose_op(x, weight, 2, stride, padding, output_padding, groups, dilation,
                             data_format, output_size, "conv2d_transpose")
-    return out if bias is None else add(out, reshape(bias, [1, bias.shape[0], 1, 1]))
+    return _conv_bias(out, bias, data_format)
 
 
 def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, data_format="NCDHW", output_size=None, name=None):
-    """Transposed 3-D convolution of NCDHW x by a given [in, out / groups, kd, kh, kw] weight."""
+    """Transposed 3-D convolution of x (NCDHW or NDHWC) by a given [in, out / groups, kd, kh,
+    kw] weight (+ bias)."""
     out = conv_transpose_op(x, weight, 3, stride, padding, output_padding, groups, dilation,
                             data_format, output_size, "conv3d_transpose")
-    return out if bias is None else add(out, reshape(bias, [1, bias.shape[0], 1, 1, 1]))
+    return _conv_bias(out, bias, data_format)
 
 
 def _pool_attrs(kind: str, kernel_size, stride, padding, ceil_mode, exclusive,
@@ -586,9 +639,14 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
                                      pos_weight=None, name=None):
     """The logistic loss of logits (sigmoid_cross_entropy_with_logits), reduced."""
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    for value, what in ((logit, "logit"), (label, "label"), (pos_weight, "pos_weight")):
+        if value is not None:
+            check_variable_and_dtype(value, what, ("float32", "float64"),
+                                     "binary_cross_entropy_with_logits")
     ins = {"X": [logit], "Label": [label]}
-    if pos_weight is not None:
-        ins["pos_weight"] = [pos_weight]
+    if pos_weight is not None:  # the op's weight of a positive label: as Paddle forms it
+        one = _tensor.fill_constant([1], logit.dtype, 1.0)
+        ins["pos_weight"] = [add(multiply(label, subtract(pos_weight, one)), one)]
     loss = _op("sigmoid_cross_entropy_with_logits", ins,
                {"ignore_index": -100, "normalize": False})
     return _reduced(loss if weight is None else multiply(loss, weight), reduction)

@@ -19,6 +19,14 @@ class Normal(_init.Normal):
         super().__init__(mean, std)
 
 
+class TruncatedNormal(_init.TruncatedNormal):
+    """N(mean, std^2) cut to the values [a, b] (the truncated_gaussian_random op)."""
+
+    def __init__(self, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                 name=None) -> None:
+        super().__init__(mean, std, a=a, b=b)
+
+
 class Uniform(_init.Uniform):
     """U(low, high)."""
 
@@ -100,5 +108,5 @@ class Assign(_init.Initializer):
                                key: [v.item() for v in arr.reshape(-1)]})
 
 
-__all__ = ["Constant", "Normal", "Uniform", "XavierUniform", "XavierNormal", "KaimingNormal",
-           "KaimingUniform", "Assign"]
+__all__ = ["Constant", "Normal", "TruncatedNormal", "Uniform", "XavierUniform", "XavierNormal",
+           "KaimingNormal", "KaimingUniform", "Assign"]

@@ -665,17 +665,44 @@ class Unfold(Layer):
         return F.unfold(x, name=self._name, **self._args)
 
 
-class Pad2D(Layer):
-    """F.pad of a 4-D input by [left, right, top, bottom] (or one int for all four)."""
+class _PadNd(Layer):
+    """F.pad of the spatial dims by `padding`: a list (or int Variable) of two values per
+    spatial dim, or one int for all of them."""
+    spatial = 0
 
-    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW",
+    def __init__(self, padding, mode="constant", value=0.0, data_format=None,
                  name=None) -> None:
         super().__init__()
-        self._pad = [padding] * 4 if isinstance(padding, int) else list(padding)
+        self._pad = [padding] * 2 * self.spatial if isinstance(padding, int) else \
+            padding if isinstance(padding, Variable) else list(padding)
         self._args = dict(mode=mode, value=value, data_format=data_format, name=name)
 
     def forward(self, x):
         return F.pad(x, self._pad, **self._args)
+
+
+class Pad1D(_PadNd):
+    """F.pad of a 3-D input by [left, right] (NCL / NLC)."""
+    spatial = 1
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCL", name=None):
+        super().__init__(padding, mode, value, data_format, name)
+
+
+class Pad2D(_PadNd):
+    """F.pad of a 4-D input by [left, right, top, bottom] (NCHW / NHWC)."""
+    spatial = 2
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None):
+        super().__init__(padding, mode, value, data_format, name)
+
+
+class Pad3D(_PadNd):
+    """F.pad of a 5-D input by [left, right, top, bottom, front, back] (NCDHW / NDHWC)."""
+    spatial = 3
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCDHW", name=None):
+        super().__init__(padding, mode, value, data_format, name)
 
 
 class CrossEntropyLoss(Layer):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...framework import Variable
 from .. import conv as _conv
 from .. import nn as _nn
+from .. import tensor as _tensor
 from ..indexing import int_tensor
 from ..helper import (ALL_DTYPES, ArgumentValueError, LayerHelper, ShapeAssertionError,
                       check_type, check_variable_and_dtype, static_inplace)
@@ -94,6 +95,9 @@ def scatter(x, index, updates, overwrite: bool = True, name: str | None = None) 
     return out
 
 
+scatter_ = static_inplace(scatter, "scatter")
+
+
 def multiplex(inputs, index, name: str | None = None) -> Variable:
     """paddle.multiplex: row i of the output is row i of inputs[index[i]] (index int32 / int64
     of shape [N, 1]; Paddle's multiplex op)."""
@@ -115,24 +119,45 @@ _STRIDED_DTYPES = ("bool", "float16", "float32", "float64", "int32", "int64")
 
 
 def strided_slice(x: Variable, axes, starts, ends, strides, name: str | None = None) -> Variable:
-    """paddle.strided_slice: x[starts:ends:strides] along axes (int lists; a negative stride
-    walks backwards), Paddle's strided_slice op."""
+    """paddle.strided_slice: x[starts:ends:strides] along axes (a negative stride walks
+    backwards), Paddle's strided_slice op. starts / ends / strides are int lists, 1-D int
+    Variables (StartsTensor, ...) or lists mixing ints and one-value Variables (StartsTensorList,
+    ..., the ints as int32 fill_constants, -1 in the attribute where a Variable stands), as
+    Paddle appends them; the op folds their values before planning a run."""
     check_variable_and_dtype(x, "x", _STRIDED_DTYPES, "strided_slice")
-    for arg, v in (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides)):
-        check_type(v, arg, (list, tuple), "strided_slice")
-        if any(isinstance(i, Variable) for i in v):
-            raise ArgumentValueError(f"strided_slice: '{arg}' holding Variables is not "
-                                     f"supported by fluidc; give ints")
-    if not len(axes) == len(starts) == len(ends) == len(strides):
-        raise ArgumentValueError(f"strided_slice: axes, starts, ends and strides must have one "
-                                 f"length, got {len(axes)}, {len(starts)}, {len(ends)}, "
-                                 f"{len(strides)}")
+    check_type(axes, "axes", (list, tuple), "strided_slice")
+    inputs, attrs = {"Input": [x]}, {"axes": [int(a) for a in axes]}
+    infer_flags = [1] * len(axes)
+    for arg, value, whole, listed in (("starts", starts, "StartsTensor", "StartsTensorList"),
+                                      ("ends", ends, "EndsTensor", "EndsTensorList"),
+                                      ("strides", strides, "StridesTensor", "StridesTensorList")):
+        check_type(value, arg, (list, tuple, Variable), "strided_slice")
+        if isinstance(value, Variable):
+            value.stop_gradient = True
+            inputs[whole] = [value]
+            infer_flags = [-1] * len(axes)
+            continue
+        if len(value) != len(axes):
+            raise ArgumentValueError(f"strided_slice: {arg} must have one value per axis of "
+                                     f"axes {list(axes)}, got {len(value)}")
+        if not any(isinstance(v, Variable) for v in value):
+            attrs[arg] = [int(v) for v in value]
+            continue
+        attrs[arg], tensors = [], []
+        for i, v in enumerate(value):
+            if isinstance(v, Variable):
+                v.stop_gradient = True
+                attrs[arg].append(-1)
+                infer_flags[i] = -1
+                tensors.append(v)
+            else:
+                attrs[arg].append(int(v))
+                tensors.append(_tensor.fill_constant([1], "int32", int(v)))
+        inputs[listed] = tensors
+    attrs["infer_flags"] = infer_flags
     helper = LayerHelper("strided_slice", name=name)
     out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op("strided_slice", inputs={"Input": [x]}, outputs={"Out": [out]},
-                     attrs={"axes": [int(a) for a in axes], "starts": [int(a) for a in starts],
-                            "ends": [int(a) for a in ends], "strides": [int(a) for a in strides],
-                            "infer_flags": [1] * len(axes)})
+    helper.append_op("strided_slice", inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     return out
 
 

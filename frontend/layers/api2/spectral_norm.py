@@ -12,13 +12,17 @@ from .layer import Layer
 
 
 def _uv_shapes(shape, dim: int) -> tuple[list[int], list[int]]:
+    h = int(shape[dim])
+    return [h], [int(np.prod(shape)) // h]
+
+
+def _check_dim(shape, dim: int) -> None:
+    """static.nn.spectral_norm's checks (ValueErrors)."""
     if 0 in shape:
         raise ArgumentValueError(f"spectral_norm: no dim of the weight may be 0, got {list(shape)}")
     if dim not in (0, 1):
         raise ArgumentValueError(f"The input `dim` must be 0 (if weight in fc) or 1 (if weight "
                                  f"in conv), but received dim={dim}")
-    h = int(shape[dim])
-    return [h], [int(np.prod(shape)) // h]
 
 
 def _append(helper: LayerHelper, weight, u, v, dim, power_iters, eps, dtype):
@@ -44,6 +48,7 @@ def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
     check_type(dim, "dim", int, "spectral_norm")
     check_type(power_iters, "power_iters", int, "spectral_norm")
     check_type(eps, "eps", float, "spectral_norm")
+    _check_dim(weight.shape, dim)
     helper = LayerHelper("spectral_norm", name=name)
     u, v = _vectors(lambda s, dt: helper.create_parameter(
         ParamAttr(), s, dt, default_initializer=Normal(0.0, 1.0)), weight.shape, dim, weight.dtype)
@@ -56,6 +61,11 @@ class SpectralNorm(Layer):
 
     def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype="float32") -> None:
         super().__init__(dtype=dtype)
+        # Paddle's asserts; a dim other than 0 / 1 that indexes the shape (-1) is the op's
+        # ValueError when the layer is called
+        assert np.prod(weight_shape) > 0, "Any dimension of `weight_shape` cannot be equal to 0."
+        assert dim < len(weight_shape), (f"The input `dim` should be less than the length of "
+                                         f"`weight_shape`, but received dim={dim}")
         self._dim, self._power_iters, self._eps = dim, power_iters, eps
         self.weight_u, self.weight_v = _vectors(
             lambda s, dt: self.create_parameter(s, dtype=dt,

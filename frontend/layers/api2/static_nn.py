@@ -78,20 +78,32 @@ def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     """3-D convolution (+ bias, activation); the filter is [num_filters, C / groups, *k]."""
     check_variable_and_dtype(input, "input", FLOAT_DTYPES, "conv3d")
     helper = LayerHelper("conv3d", name=name)
-    c, groups = _channels(input, groups, "conv3d")
+    F._conv_nd_input(input, 3, data_format, "conv3d")
+    _check_use_cudnn(use_cudnn, "conv3d")
+    c, groups = _channels(input, groups, "conv3d", data_format)
     k = F._ints(filter_size, 3, "filter_size", "conv3d")
+    if min(k) <= 0 or num_filters <= 0:
+        raise ArgumentValueError(f"conv3d: filter_size {k} and num_filters {num_filters} must "
+                                 f"be positive")
     std = (2.0 / (k[0] * k[1] * k[2] * c)) ** 0.5
     w = helper.create_parameter(ParamAttr.to_attr(param_attr), [num_filters, c // groups] + k,
                                 input.dtype, default_initializer=Normal(0.0, std))
     pre_bias = F.conv3d_op(input, w, stride, padding, dilation, groups, data_format, "conv3d",
                            {"use_cudnn": bool(use_cudnn)})
-    pre_act = helper.append_bias_op(pre_bias, bias_attr, num_filters, dim_start=1)
+    pre_act = helper.append_bias_op(pre_bias, bias_attr, num_filters,
+                                    dim_start=data_format.index("C"))
     return helper.append_activation(pre_act, act)
 
 
-def _channels(input, groups, fn: str) -> tuple[int, int]:
-    """(input channels, groups) with the channels known and split by groups."""
-    c = input.shape[1] if len(input.shape) >= 2 else -1
+def _check_use_cudnn(use_cudnn, fn: str) -> None:
+    if not isinstance(use_cudnn, bool):  # Paddle's words
+        raise ArgumentValueError(f"{fn}: use_cudnn should be True or False, got {use_cudnn!r}")
+
+
+def _channels(input, groups, fn: str, data_format: str = "NCHW") -> tuple[int, int]:
+    """(input channels, groups) with the channels (where data_format puts them) known and
+    split by groups."""
+    c = input.shape[1 if data_format[1] == "C" else -1] if len(input.shape) >= 2 else -1
     groups = 1 if groups is None else groups
     if c <= 0 or groups <= 0 or c % groups:
         raise ArgumentValueError(f"{fn}: input {list(input.shape)} needs known channels that "
@@ -103,26 +115,32 @@ def _conv_transpose(n: int, input, num_filters, output_size, filter_size, paddin
                     dilation, groups, param_attr, bias_attr, use_cudnn, act, name, data_format):
     fn = f"conv{n}d_transpose"
     check_variable_and_dtype(input, "input", FLOAT_DTYPES, fn)
+    F._conv_nd_input(input, n, data_format, fn)
+    _check_use_cudnn(use_cudnn, fn)
+    if num_filters == 0:
+        raise ArgumentValueError(f"{fn}: num of filters should not be 0.")
     helper = LayerHelper(fn, name=name)
-    c, groups = _channels(input, groups, fn)
+    c, groups = _channels(input, groups, fn, data_format)
     stride, dilation = F._ints(stride, n, "stride", fn), F._ints(dilation, n, "dilation", fn)
     if filter_size is None:  # the filter that makes output_size (Paddle's rule)
         if output_size is None:
             raise ArgumentValueError(f"{fn}: output_size must be set when filter_size is None")
-        pads, algo = F._padding_nd(padding, n, fn)
-        if algo != "EXPLICIT" or min(input.shape[2:]) < 0:
+        pads, algo = F._padding_nd(padding, n, fn, data_format)
+        spatial = [d for d, c in zip(input.shape, data_format) if c not in "NC"]
+        if algo != "EXPLICIT" or min(spatial) < 0:
             raise ArgumentValueError(f"{fn}: filter_size from output_size needs explicit "
                                      f"paddings and known input dims")
         pairs = [(p, p) for p in pads] if len(pads) == n else list(zip(pads[::2], pads[1::2]))
         size = F._ints(output_size, n, "output_size", fn)
         filter_size = [(o - (d - 1) * s + lo + hi - 1) // dl + 1 for o, d, s, dl, (lo, hi)
-                       in zip(size, input.shape[2:], stride, dilation, pairs)]
+                       in zip(size, spatial, stride, dilation, pairs)]
     k = F._ints(filter_size, n, "filter_size", fn)
     w = helper.create_parameter(ParamAttr.to_attr(param_attr), [c, num_filters // groups] + k,
                                 input.dtype)
     pre_bias = F.conv_transpose_op(input, w, n, stride, padding, 0, groups, dilation,
                                    data_format, output_size, fn, {"use_cudnn": bool(use_cudnn)})
-    pre_act = helper.append_bias_op(pre_bias, bias_attr, num_filters, dim_start=1)
+    pre_act = helper.append_bias_op(pre_bias, bias_attr, num_filters,
+                                    dim_start=data_format.index("C"))
     return helper.append_activation(pre_act, act)
 
 
