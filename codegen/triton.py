@@ -362,6 +362,8 @@ def _render_reduction(spec, name, params, pointers) -> tuple[str, Launch | None]
             _emit(printer, [step], names, body)
             continue
         if step.reduce is None:  # the last pass: element stores
+            if not extent:  # an empty reduced extent: no element to store
+                continue
             offs = [" + ".join(t for t in (xoff[o], roff[o]) if t) for o, _ in step.stores]
             body += elem_pass(step.values,
                               [f"tl.store({ref[o]} + {off}, {{{i}}}, mask=xmask & rmask)"

@@ -512,7 +512,8 @@ add("label_smooth", Case({"X": f(*S, lo=0.0, hi=1.0)}, {"epsilon": 0.1}),
 add("pow", Case({"X": f(*S, **POS)}, {"factor": 2.5}),
     Case({"X": f(*S, **POS), "FactorTensor": Const([1.5])}, label="tensor"))
 add("log_softmax", Case({"X": f(*S, lo=-4, hi=4)}), Case({"X": f(*S)}, {"axis": 1}, label="axis1"))
-add("cumsum", Case({"X": f(*S)}, {"axis": 1, "exclusive": True, "reverse": True}),
+add("cumsum", Case({"X": f(3, 1, 4)}, {"axis": 1, "exclusive": True}, label="exclusive_len1"),
+    Case({"X": f(*S)}, {"axis": 1, "exclusive": True, "reverse": True}),
     Case({"X": f(4, 5)}, {"flatten": True}, label="flat"))
 add("cross_entropy2", Case({"X": P((6, 5)), "Label": I((6, 1), 0, 5)}, outs=("Y", "MatchX")))
 # ignored (truncating to -1: -1, -1.5) and counted (not within 1e-6 of -1: all but -1) labels

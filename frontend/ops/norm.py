@@ -15,6 +15,7 @@ from fluidc.frontend.lazy_import import torch
 from ..dtypes import convert_dtype
 from ..errors import OpError, ShapeError
 from .define import grad_like, pointwise, present
+from .reduce import inverse_count
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
 LN_ATTRS = {"epsilon": 1e-5, "begin_norm_axis": 1}
@@ -85,12 +86,17 @@ class _Emit:
                                                  "dtype": int(convert_dtype(self.dtype))}, out)
 
     def reshape(self, x: str, shape, out: str | None = None) -> str:
-        return self("reshape2", {"X": x}, shape, {"shape": list(shape)}, out)
+        # reshape2 reads a 0 as "X's dim there": an empty target's one 0 is spelled -1 (the
+        # size inferred from X's 0 elements)
+        dims = list(shape)
+        if dims.count(0) == 1:
+            dims[dims.index(0)] = -1
+        return self("reshape2", {"X": x}, shape, {"shape": dims}, out)
 
     def row_mean(self, x: str, axes, kept, n: int) -> str:
         """mean over `axes` (the normalized ones), kept as size-1 dims."""
         total = self("reduce_sum", {"X": x}, kept, {"dim": list(axes), "keep_dim": True})
-        return self("scale", {"X": total}, kept, {"scale": 1.0 / n})
+        return self("scale", {"X": total}, kept, {"scale": inverse_count(n)})
 
     def column_sum(self, x: str, ax: int, shape, right: int, out: str) -> None:
         """sum over the rows (dims before ax) into the [right] var `out`."""
@@ -455,10 +461,11 @@ def _bn_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     # Kernel 1: the batch mean, the (biased) batch variance of the centred values, 1/std and
     # Scale/std per channel.
     red = {"dim": axes, "keep_dim": True}
-    bmean = e("scale", {"X": e("reduce_sum", {"X": x}, kept, red)}, kept, {"scale": 1.0 / n})
+    bmean = e("scale", {"X": e("reduce_sum", {"X": x}, kept, red)}, kept,
+              {"scale": inverse_count(n)})
     xc = e("elementwise_sub", {"X": x, "Y": bmean}, shape)
     bvar = e("scale", {"X": e("reduce_sum", {"X": e("square", {"X": xc}, shape)}, kept, red)},
-             kept, {"scale": 1.0 / n})
+             kept, {"scale": inverse_count(n)})
     rstd = e("rsqrt", {"X": e("scale", {"X": bvar}, kept, {"bias": eps})}, kept)
     k = e("elementwise_mul", {"X": rstd, "Y": scale}, kept, ch)
     # The [C] outputs are views of the per-channel values (no copies).
@@ -542,8 +549,8 @@ def _bn_grad_lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
         if glob:
             e("elementwise_mul", {"X": dy, "Y": k}, shape, out=dx)
         else:
-            c1 = e("scale", {"X": dbias_k}, kept, {"scale": 1.0 / n})
-            c2 = e("scale", {"X": dscale_k}, kept, {"scale": 1.0 / n})
+            c1 = e("scale", {"X": dbias_k}, kept, {"scale": inverse_count(n)})
+            c2 = e("scale", {"X": dscale_k}, kept, {"scale": inverse_count(n)})
             t = e("elementwise_sub", {"X": dy, "Y": c1}, shape)
             t = e("elementwise_sub", {"X": t, "Y": e("elementwise_mul", {"X": xhat, "Y": c2},
                                                      shape)}, shape)

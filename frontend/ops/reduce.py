@@ -136,9 +136,9 @@ for _k in ("max", "min"):
                    lower=_extremum_grad_lowering))
 
 
-def _inverse_count(n: int) -> float:
+def inverse_count(n: int) -> float:
     """1/n, the scale of a mean over n elements; a mean over none is NaN (0 * NaN), as numpy
-    and Paddle give it."""
+    and Paddle give it (and an empty result's scale goes unused)."""
     return 1.0 / n if n else float("nan")
 
 
@@ -152,7 +152,7 @@ def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     if x.dtype not in _HALF:
         total = new_var(infos[out])
         return [OpDesc("reduce_sum", {"X": op.input("X")}, {"Out": [total]}, sum_attrs),
-                OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": _inverse_count(n)})]
+                OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": inverse_count(n)})]
     # Half precision: sum and divide in float32, as Paddle's kernels and numpy do (a float16
     # sum of 70000 ones is inf, their mean 1); the casts fuse into the reduction's kernel.
     wide = new_var(VarInfo(x.shape, VarType.FP32, x.lod_level))
@@ -160,7 +160,7 @@ def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     return [OpDesc("cast", {"X": op.input("X")}, {"Out": [wide]},
                    {"in_dtype": int(x.dtype), "out_dtype": int(VarType.FP32)}),
             OpDesc("reduce_sum", {"X": [wide]}, {"Out": [total]}, sum_attrs),
-            OpDesc("scale", {"X": [total]}, {"Out": [mean]}, {"scale": _inverse_count(n)}),
+            OpDesc("scale", {"X": [total]}, {"Out": [mean]}, {"scale": inverse_count(n)}),
             OpDesc("cast", {"X": [mean]}, {"Out": [out]},
                    {"in_dtype": int(VarType.FP32), "out_dtype": int(x.dtype)})]
 
@@ -172,7 +172,7 @@ def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
     n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
     scaled = new_var(infos[op.input("Out@GRAD")[0]])
     return [OpDesc("scale", {"X": op.input("Out@GRAD")}, {"Out": [scaled]},
-                   {"scale": _inverse_count(n)}),
+                   {"scale": inverse_count(n)}),
             OpDesc("reduce_sum_grad", {"X": op.input("X"), "Out@GRAD": [scaled]},
                    {"X@GRAD": op.output("X@GRAD")},
                    {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs})]
