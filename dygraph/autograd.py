@@ -151,6 +151,7 @@ class _Tape:
     def build(self, targets, seeds, wanted):
         """The backward program: the grad ops alone; returns it and its grad fetches."""
         program = Program()
+        program._int_grads = True  # as Paddle's eager autograd (passes/int_grads.py)
         block = program.global_block()
         for c, a in self.arrays.items():
             block.create_var(name=c, shape=a.shape, dtype=a.dtype,

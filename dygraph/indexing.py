@@ -1,8 +1,8 @@
 """Tensor.__setitem__ in dygraph mode: x[index] = value as Paddle appends it, one set_value op
-(frontend/ops/set_value.py; a where op for a bool mask index) whose result becomes x's value.
-The op is recorded like any other, so gradients flow to the value (and, for the positions not
-set, to x's earlier value); x itself is written in place, which Paddle refuses for a leaf
-that needs a gradient."""
+(frontend/ops/set_value.py; a where op for a bool mask index, index_put for an int-list one)
+whose result becomes x's value. The op is recorded like any other, so gradients flow to the
+value (and, for the positions not set, to x's earlier value); x itself is written in place,
+which Paddle refuses for a leaf that needs a gradient."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,14 +10,17 @@ import numpy as np
 from ..frontend import unique_name
 from ..frontend.dtypes import dtype_name, to_numpy_dtype
 from ..frontend.framework import Variable
+from ..frontend.ops import scalar_values
 from ..frontend.layers.indexing import MAX_INTEGER, _bounds, _expand_ellipsis, _is_int
 from ..frontend.layers.api2 import reshape
 from ..frontend.layers.api2.search import where
 from ..frontend.layers.tensor import assign, cast, fill_constant
+from .advanced_setitem import is_advanced, value_array, written_advanced
 from .tensor import Tensor
 
-_VALUE_ATTRS = {"bool": "bool_values", "float16": "fp16_values", "float32": "fp32_values",
-                "float64": "fp64_values", "int32": "int32_values", "int64": "int64_values"}
+# x's dtypes a constant value is written for (in set_value's `values`, as Paddle 3.3.1 does)
+_CONSTANT_DTYPES = ("bool", "float16", "float32", "float64", "int32", "int64", "complex64",
+                    "complex128")
 
 
 def _index_attrs(x: Tensor, index) -> dict:
@@ -56,8 +59,8 @@ def _index_attrs(x: Tensor, index) -> dict:
                                      (item.start, item.stop, item.step))), size)
         else:
             raise IndexError(f"assigning to tensor '{x.name}' indexed by {item!r}: fluidc takes "
-                             f"ints, slices of ints, one-value int tensors, None and Ellipsis "
-                             f"(no list, bool or multi-value tensor indices)")
+                             f"ints, slices of ints, int tensors and lists, one bool mask, "
+                             f"None and Ellipsis")
         for key, v in zip(("axes", "starts", "ends", "steps"), (dim, *bounds)):
             attrs[key].append(v)
     return attrs
@@ -95,16 +98,12 @@ def set_value_args(x: Variable, index, value) -> tuple[dict, dict]:
     if isinstance(value, Variable):
         inputs["ValueTensor"] = [value if value.dtype == x.dtype else cast(value, dtype)]
     else:
-        array = np.asarray(value)
-        if array.dtype == object or array.dtype.kind not in "biuf":
-            raise TypeError(f"assigning {type(value).__name__} to tensor '{x.name}': the value "
-                            f"must be a number, a numpy array, a list of numbers or a Tensor")
-        key = _VALUE_ATTRS.get(dtype)
-        if key is None:
+        array = value_array(x, value)
+        if dtype not in _CONSTANT_DTYPES:
             raise TypeError(f"assigning to tensor '{x.name}' of dtype {dtype}: set_value holds "
-                            f"constants of {sorted(_VALUE_ATTRS)}")
+                            f"constants of {list(_CONSTANT_DTYPES)}")
         attrs["shape"] = list(array.shape)
-        attrs[key] = array.astype(to_numpy_dtype(x.dtype)).reshape(-1).tolist()
+        attrs["values"] = scalar_values.as_scalars(array.astype(to_numpy_dtype(x.dtype)))
     attrs["dtype"] = int(x.dtype)
     return inputs, attrs
 
@@ -161,10 +160,19 @@ def _masked(x: Variable, mask: Variable, value) -> Variable:
 
 def written(x: Variable, index, value) -> Variable:
     """A new Variable: x with value at x[index], appended to the current block as Paddle
-    appends it (one set_value op; a where op for a bool mask index)."""
+    appends it (one set_value op; a where op for a bool mask index; index_put for int lists
+    and tensors: advanced_setitem.py)."""
     mask = _bool_mask(x, index)
     if mask is not None:
         return _masked(x, mask, value)
+    items = list(index) if isinstance(index, tuple) else [index]
+    if any(is_advanced(item) for item in items):
+        return written_advanced(x, items, value, _set_value)
+    return _set_value(x, index, value)
+
+
+def _set_value(x: Variable, index, value) -> Variable:
+    """x with value at x[index] (a basic index): one set_value op."""
     inputs, attrs = set_value_args(x, index, value)
     block = x.block.program.current_block()
     out = block.create_var(name=unique_name.generate_with_ignorable_key(f"{x.name}_set_value"),

@@ -15,6 +15,7 @@ from .errors import FluidcError, OpError, name_op
 from .ops import OpDesc, VarInfo, get_op_def, grad_name
 from .ops.control_flow import BLOCK_ATTRS
 from .ops.registry import EMPTY_VAR, GRAD_SUFFIX
+from .ops.var_attrs import attr_slot, slot_attr, var_attrs
 
 _program_serial = itertools.count()
 
@@ -251,12 +252,35 @@ class Operator:
 
     def __str__(self) -> str:
         outs = ", ".join(f"{k}={v}" for k, v in self.desc.outputs.items())
-        ins = ", ".join(f"{k}={v}" for k, v in self.desc.inputs.items())
-        attrs = ", ".join(f"{k} = {_attr_str(v)}" for k, v in sorted(self.desc.attrs.items())
-                          if not k.startswith("op_"))
+        ins = ", ".join(f"{k}={v}" for k, v in self.desc.inputs.items() if slot_attr(k) is None)
+        shown = {k: _attr_str(v) for k, v in self.desc.attrs.items()}
+        for k, (many, names) in var_attrs(self.desc.inputs).items():  # as Paddle prints them
+            shown[k] = f"Vars[{','.join(repr(n) for n in names)}]" if many else f"Var[{names[0]!r}]"
+        attrs = ", ".join(f"{k} = {v}" for k, v in sorted(shown.items()) if not k.startswith("op_"))
         return f"{{{outs}}} = {self.type}(inputs={{{ins}}}{', ' if attrs else ''}{attrs})"
 
     __repr__ = __str__
+
+
+def _bind_var_attrs(opdef, attrs: dict) -> tuple[dict, dict]:
+    """(attrs less those given as vars, {slot: vars}): a Variable is an attribute of type VAR,
+    a list of Variables one of type VARS, bound through the op's slots for them
+    (ops/var_attrs.py); an op without such a slot for the attribute is an OpError."""
+    plain, bound = {}, {}
+    for name, value in attrs.items():
+        many = isinstance(value, (list, tuple)) and any(isinstance(v, Variable) for v in value)
+        if not many and not isinstance(value, Variable):
+            plain[name] = value
+            continue
+        slot = attr_slot(name, many)
+        if not any(s.name == slot for s in opdef.inputs):
+            raise OpError(f"op '{opdef.type}' attribute {name!r} cannot be given as a "
+                          f"variable{'s' if many else ''} ({value!r:.80})")
+        if many and not all(isinstance(v, Variable) for v in value):
+            raise OpError(f"op '{opdef.type}' attribute {name!r}: a list holding variables "
+                          f"must hold only variables, got {value!r:.80}")
+        bound[slot] = list(value) if many else [value]
+    return plain, bound
 
 
 def _attr_str(v: Any) -> str:
@@ -353,13 +377,15 @@ class Block:
 
     def _make_op(self, type: str, inputs=None, outputs=None, attrs=None) -> Operator:
         opdef = get_op_def(type)
+        attrs, bound = _bind_var_attrs(opdef, attrs or {})
+        inputs = {**(inputs or {}), **bound}
         ins = {k: _to_names([static_input(self, x) for x in v] if isinstance(v, (list, tuple))
                            else static_input(self, v)) for k, v in (inputs or {}).items()}
         outs = {k: _to_names(v) for k, v in (outputs or {}).items()}
         ins = {k: v for k, v in ins.items() if v and not self._absent_grad(opdef, k, v)}
         outs = {k: v for k, v in outs.items() if v}
         opdef.check_slots(ins, outs)
-        desc = OpDesc(type, ins, outs, opdef.as_stored(opdef.complete_attrs(attrs or {})))
+        desc = OpDesc(type, ins, outs, opdef.as_stored(opdef.complete_attrs(attrs)))
         desc.attrs.setdefault("op_role", _op_role)
         desc.callsite = user_callsite()
         for name in desc.input_arg_names:
@@ -450,6 +476,7 @@ class Program:
         self._appending_grad_times = 0  # backward passes appended so far (names 'grad/' grads)
         self._is_test = False
         self._memory_optimize = None  # what fluid.memory_optimize asked of this program's plans
+        self._int_grads = False  # int tensors get gradients too (dygraph's; passes/int_grads.py)
 
     def _bump(self) -> None:
         self._version += 1

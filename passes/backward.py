@@ -12,6 +12,7 @@ from ..frontend.ops import OpDesc, get_op_def, grad_name
 from ..frontend.ops.registry import EMPTY_VAR, GRAD_SUFFIX
 from .control_flow import read_kept_outputs, unversioned
 from .graph import build_graph, op_node, var_node
+from .int_grads import carries_grad, check_sums
 from .version_grads import VersionGrads
 from .while_grad import body_versions
 
@@ -177,14 +178,15 @@ def _record_role_var(block: Block, param: str, grad: str) -> None:
 
 def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
                 inputs: list[str] | None) -> set:
-    """The float var versions given a grad: on the path to the targets (as Paddle's op path:
-    back from the targets through the ops making each var, not past a no_grad var) and on a
-    path from a differentiable source: the named inputs, or (inputs None) every leaf that is
-    not stop_gradient. A var made by ops that read nothing (uniform_random, fill_constant)
-    counts as a leaf, as in Paddle. With inputs None, a var whose stop_gradient the user
-    cleared after it was made (`grad_asked`) gets one too, as Paddle's backward gives every
-    var on the path that is not stop_gradient (its append_op marks vars made only from
-    stop_gradient inputs, fluidc's reachability stands for that)."""
+    """The var versions given a grad (float ones; int ones too in eager programs, int_grads.py):
+    on the path to the targets (as Paddle's op path: back from the targets through the ops
+    making each var, not past a no_grad var) and on a path from a differentiable source: the
+    named inputs, or (inputs None) every leaf that is not stop_gradient. A var made by ops
+    that read nothing (uniform_random, fill_constant) counts as a leaf, as in Paddle. With
+    inputs None, a var whose stop_gradient the user cleared after it was made (`grad_asked`)
+    gets one too, as Paddle's backward gives every var on the path that is not stop_gradient
+    (its append_op marks vars made only from stop_gradient inputs, fluidc's reachability
+    stands for that)."""
     on_path, stack = set(targets), list(targets)  # stack: var versions to walk back from
     while stack:
         for op in g.predecessors(stack.pop()):
@@ -202,9 +204,10 @@ def _needs_grad(g: nx.DiGraph, block: Block, targets: list, no_grad: set[str],
         if node not in on_path or g.nodes[node]["kind"] != "var":
             continue
         name = g.nodes[node]["name"]
-        if name in no_grad or not is_float(block.var(name).dtype):
-            continue
         producers = list(g.predecessors(node))
+        if name in no_grad or not carries_grad(block.program, block.var(name).dtype,
+                                               [g.nodes[p]["desc"].type for p in producers]):
+            continue
         if sources is not None and name in sources:
             needs.add(node)
         elif all(g.in_degree(p) == 0 for p in producers):
@@ -317,6 +320,8 @@ def _grad_pass(block: Block, dest: Block, targets: list[str], seeds: dict[str, s
               and block.var(fwd).type == VarType.LOD_TENSOR_ARRAY}
     restored = {n for gop in grad_ops if id(gop) in restores for n in gop.output_arg_names}
     grad_ops, parts = _accumulate(grad_ops, dest.idx, arrays | restored)
+    if block.program._int_grads:
+        check_sums([block.var(grad_to_var[n]).dtype for n in set(parts.values())])
     versions.keep_values()
     with op_role_guard(OpRole.Backward):
         for gop in grad_ops:

@@ -21,6 +21,10 @@ class CPUPlace:
         """Paddle's Place._equals: the same place."""
         return self == other
 
+    def _type(self) -> int:
+        """Paddle's Place._type: the kind of place, numbered as phi's AllocationType."""
+        return 1
+
     def __repr__(self) -> str:
         return "Place(cpu)"
 
@@ -39,12 +43,18 @@ class CUDAPlace:
 
     _equals = CPUPlace._equals
 
+    def _type(self) -> int:
+        return 2  # phi's AllocationType::GPU
+
     def __repr__(self) -> str:
         return f"Place(gpu:{self.device_id})"
 
 
 class CUDAPinnedPlace(CPUPlace):
     """Page-locked host memory; computes like CPUPlace."""
+
+    def _type(self) -> int:
+        return 3  # phi's AllocationType::GPUPINNED
 
     def __repr__(self) -> str:
         return "Place(gpu_pinned)"

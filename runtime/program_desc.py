@@ -17,9 +17,10 @@ from google.protobuf.message import DecodeError
 from ..frontend.dtypes import VarType
 from ..frontend.errors import FluidcError, FormatError
 from ..frontend.framework import Block, Operator, Parameter, Program, Variable
-from ..frontend.ops import OpDesc, get_op_def, has_op_def
+from ..frontend.ops import OpDesc, get_op_def, has_op_def, scalar_values
 from ..frontend.ops.control_flow import BLOCK_ATTRS
 from ..frontend.ops.paddle_attrs import decisions
+from ..frontend.ops.var_attrs import attr_slot, slot_attr, var_attrs
 from . import proto
 from .safe_pickle import MAX_NUMEL, MAX_RANK
 
@@ -37,7 +38,7 @@ _FIELD = {INT: "i", FLOAT: "f", STRING: "s", INTS: "ints", FLOATS: "floats", STR
           FLOAT64: "float64"}
 # Attributes whose Paddle type the Python value alone does not tell (int64 lists, doubles).
 # (Empty lists above all: Paddle reads an attribute only with the type its op declares.)
-_KNOWN_TYPES = {"shape": LONGS, "int64_values": LONGS, "fp64_values": FLOAT64S,
+_KNOWN_TYPES = {"values": SCALARS, "shape": LONGS, "int64_values": LONGS, "fp64_values": FLOAT64S,
                 "op_callstack": STRINGS, "op_role_var": STRINGS, "skip_eager_deletion_vars": STRINGS,
                 "epmap": STRINGS, "table_names": STRINGS, "height_sections": LONGS}
 _INT32 = range(-2**31, 2**31)
@@ -79,8 +80,10 @@ def attr_type(name: str, value, known: int | None = None) -> int:
 
 def _set_attr(msg, name: str, value, atype: int) -> None:
     msg.name, msg.type = name, atype
-    if atype in (SCALAR, SCALARS):
-        return  # kept as loaded: see _op_to_proto
+    if atype == SCALARS:  # a loaded op's are copied as they were: see _op_to_proto
+        for v in value:
+            _set_scalar(msg.scalars.add(), v)
+        return
     field = _FIELD[atype]
     if atype in (INTS, FLOATS, STRINGS, BOOLEANS, BLOCKS, LONGS, FLOAT64S, VARS):
         getattr(msg, field).extend(list(value))
@@ -100,6 +103,23 @@ def _attr_value(msg):
 
 def _scalar(s):
     return {1: s.b, 2: s.i, 3: s.r}.get(s.type, complex(s.c.r, s.c.i))
+
+
+def _set_scalar(msg, value) -> None:
+    """One Scalar as Paddle writes a Python number: bool, int64, float64 or complex128."""
+    S = proto.ENUMS["Scalar.Type"]
+    if isinstance(value, bool):
+        msg.type, msg.b = S["BOOLEAN"], value
+    elif isinstance(value, int):
+        msg.type, msg.i = S["LONG"], value
+    elif isinstance(value, float):
+        msg.type, msg.r = S["FLOAT64"], value
+    elif isinstance(value, complex):
+        msg.type = S["COMPLEX128"]
+        msg.c.r, msg.c.i = value.real, value.imag
+    else:
+        raise FluidcError(f"a Scalar attribute item {value!r} is not a bool, int, float or "
+                          f"complex")
 
 
 # -- Program -> bytes -------------------------------------------------------------------------
@@ -138,7 +158,8 @@ def _op_to_proto(op: OpDesc, msg) -> None:
     for side, slots in (("inputs", op.inputs), ("outputs", op.outputs)):
         order = extra.get(side, [])
         for slot in order + sorted(set(slots) - set(order)):
-            if slot not in slots and slot not in extra.get("empty_" + side, ()):
+            if slot not in slots and slot not in extra.get("empty_" + side, ()) or \
+                    slot_attr(slot) is not None:  # a var attribute: written with the attrs
                 continue
             msg_slot = getattr(msg, side).add(parameter=slot)
             msg_slot.arguments.extend(slots.get(slot, []))
@@ -148,9 +169,16 @@ def _op_to_proto(op: OpDesc, msg) -> None:
     attrs = op.attrs
     if not types:  # built here: Paddle's own writes also hold the attributes fluidc leaves out
         attrs = {**decisions(op.type).written, **attrs}
+        if op.type in scalar_values.OPS:  # constants in Paddle 3.3.1's `values`
+            attrs = scalar_values.folded(attrs)
     order = extra.get("attr_order", types)
+    bound = var_attrs(op.inputs)
     for name in [n for n in order if n in attrs] + sorted(set(attrs) - set(types)):
         value = attrs[name]
+        if name in bound:
+            many, names = bound[name]
+            _set_attr(msg.attrs.add(), name, names if many else names[0], VARS if many else VAR)
+            continue
         # A loaded op writes the attrs its file had; defaults fluidc filled in stay out.
         if types and name not in types and name in defaults and value == defaults[name]:
             continue
@@ -183,6 +211,11 @@ def program_to_proto(program: Program):
         msg.version.version = extra["version"]
         if extra["op_version_map"]:
             msg.op_version_map.ParseFromString(extra["op_version_map"])
+    else:  # built here: the versions of the forms written, so Paddle converts none of them
+        types = {op.type for b in program.blocks for op in b.ops}
+        for name, version in sorted(scalar_values.CURRENT_VERSIONS.items()):
+            if name in types:
+                msg.op_version_map.pair.add(op_name=name).op_version.version = version
     return msg
 
 
@@ -320,6 +353,12 @@ def _op_from_proto(om, where: str) -> OpDesc:
         if a.type not in _FIELD and a.type not in (SCALAR, SCALARS):
             raise FormatError(f"{where}: op '{op_type}' attribute '{name}' has unknown type {a.type}")
         value = _attr_value(a)
+        if a.type in (VAR, VARS):
+            ins[_var_attr_slot(opdef, name, a.type == VARS, where)] = \
+                [_text(v, where, f"op '{op_type}' attribute '{name}' var") for v in
+                 (value if a.type == VARS else [value])]
+            types[name] = a.type
+            continue
         default = opdef.attr_default(name)
         if default is not None:
             _check_attr(op_type, name, a.type, value, default, where)
@@ -340,6 +379,17 @@ def _op_from_proto(om, where: str) -> OpDesc:
                   "empty_inputs": [s.parameter for s in om.inputs if not s.arguments],
                   "empty_outputs": [s.parameter for s in om.outputs if not s.arguments]}
     return desc
+
+
+def _var_attr_slot(opdef, name: str, many: bool, where: str) -> str:
+    """The input slot that binds attribute `name` given as var(s); a FormatError if the op
+    takes no var there."""
+    slot = attr_slot(name, many)
+    if not any(s.name == slot for s in opdef.inputs):
+        raise FormatError(f"{where}: op '{opdef.type}' attribute '{name}' is a variable "
+                          f"attribute ({'VARS' if many else 'VAR'}), which fluidc's "
+                          f"'{opdef.type}' does not take there")
+    return slot
 
 
 def parse_program(data: bytes, where: str = "<bytes>") -> Program:

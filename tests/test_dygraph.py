@@ -316,8 +316,10 @@ def test_setitem_values_and_errors():
         x[0] = np.ones((2, 2))
     with pytest.raises(IndexError):
         x[5] = 1.0
-    with pytest.raises(IndexError):  # an int-list (advanced) index
-        x[[0, 1]] = 1.0
+    with pytest.raises(IndexError):  # an int-list (advanced) index out of range
+        x[[0, 2]] = 1.0
+    x[[1, 0]] = 1.0  # every element: as numpy (tests/test_setitem_advanced.py)
+    assert (x.numpy() == 1).all()
     leaf = paddle.to_tensor(a, stop_gradient=False)
     with pytest.raises(ValueError, match="inplace"):
         leaf[0] = 1.0

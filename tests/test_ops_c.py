@@ -548,7 +548,13 @@ add("set_value", Case({"Input": f(*S), "ValueTensor": f(2, 7)},
                       {"axes": [0, 1], "starts": [0, 1], "ends": [3, 2], "steps": [2, 1],
                        "decrease_axes": [1]}),
     Case({"Input": f(*S)}, {"axes": [2], "starts": [-1], "ends": [2 ** 31 - 1], "steps": [1],
-                            "shape": [1], "fp32_values": [2.5]}, label="constant"))
+                            "shape": [1], "fp32_values": [2.5]}, label="constant"),
+    Case({"Input": f(*S)}, {"axes": [1], "starts": [1], "ends": [5], "steps": [2],
+                            "shape": [2, 1], "values": [-1.5, 4.0]}, label="values"))
+add("index_put", Case({"x": f(*S), "indices": [Const([[2], [-3]], "int64"), Const([4, 0], "int32")],
+                       "value": f(2, 2, 7)}),
+    Case({"x": f(*S), "indices": [Const([1, 1, 0], "int64")], "value": f(7)},
+         {"accumulate": True}, label="accumulate"))
 add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
     Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
 add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))

@@ -9,6 +9,7 @@ from ..dtypes import VarType, convert_dtype, default_float, dtype_name, to_numpy
 from ..framework import (Variable, default_main_program, default_startup_program,
                          in_dygraph_mode)
 from ..initializer import Constant
+from ..ops import scalar_values
 from ..ops.range import count as range_count
 from ..ops.tensor import fill_constant_attrs
 from .conv import squeeze, stack
@@ -204,14 +205,14 @@ def assign(input, output: Variable | None = None) -> Variable:
     if arr.dtype == object:  # Paddle's words
         raise ArgumentTypeError("The type of received input == `object`, it is not supported "
                                 "to convert to tensor, such as [[Var], [Var], [3], [4]]")
-    check_dtype(arr.dtype, "input", tuple(_ASSIGN_VALUE_KEYS), "assign",
+    check_dtype(arr.dtype, "input", (*_ASSIGN_VALUE_KEYS, "complex64", "complex128"), "assign",
                 "(When the type of input in assign is numpy array.)")
     dtype = convert_dtype(arr.dtype)
     if output is None:
         output = helper.create_variable_for_type_inference(dtype)
     helper.append_op("assign_value", outputs={"Out": [output]},
                      attrs={"shape": list(arr.shape), "dtype": int(dtype),
-                            _ASSIGN_VALUE_KEYS[dtype_name(dtype)]: arr.reshape(-1).tolist()})
+                            "values": scalar_values.as_scalars(arr)})
     return output
 
 

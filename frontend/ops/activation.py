@@ -64,8 +64,9 @@ def _clip(o, i, a):
 
 
 def _clip_grad_expr(o, i, a):
+    # dOut where min <= x <= max (the bounds included, as Paddle 3.3.1's ClipGradFunctor)
     x, lo, hi = _bounds(o, i, a)
-    inside = o.logical_and(o.gt(x, lo), o.lt(x, hi))
+    inside = o.logical_and(o.ge(x, lo), o.le(x, hi))
     return {"X@GRAD": o.where(inside, i["Out@GRAD"], _c(o, 0, x))}
 
 

@@ -3,7 +3,7 @@ convolution kernels; the numpy reference scatters each input cell times the filt
 channel-first data or channel-last (NHWC / NDHWC: run on channel-first views, layout.py).
 Filters are [in, out / groups, *kernel]; out dims are (in - 1) * stride - pad_lo - pad_hi +
 dilation * (k - 1) + 1, plus output_padding, or output_size when given (Paddle's rule: at most
-stride - 1 above that)."""
+stride - 1 above that). output_size may be given as vars (var_attrs.py), folded in before a run."""
 from __future__ import annotations
 
 import itertools
@@ -12,10 +12,11 @@ import numpy as np
 from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError, ShapeError
-from .conv import _bound, _extern
+from .conv import _bound
 from .define import grad_like
 from .layout import CHANNEL_FIRST, channel_last, first_shape, last_shape, to_first, to_last
-from .registry import OpDesc, VarInfo, grad_name
+from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .var_attrs import fold_ints, given, var_slots
 
 
 def _attrs(nd: int) -> dict:
@@ -86,6 +87,8 @@ def _infer(op: str):
         if any(0 <= b < 1 for b in base):
             raise ShapeError(f"op '{op}': paddings leave no output for Input {list(x.shape)}")
         dims = [b + e if b >= 0 else -1 for b, e in zip(base, extra)]
+        if given("output_size", ins):  # known when the program runs
+            dims = [-1] * nd
         out = last_shape((xs[0], w.shape[1] * g, *dims), last)
         return {"Output": [VarInfo(out, x.dtype, x.lod_level)]}
     return infer
@@ -123,8 +126,17 @@ def _np(x, w, a, op, dout=None):
     return out.reshape(n, g * mg, *full)[(slice(None), slice(None)) + crop]
 
 
+def _fold(op: str):
+    """output_size from its vars' values (one var of nd values, or one var per dim)."""
+    def fold(a, values):
+        size = fold_ints(op, "output_size", values, 3 if "3d" in op else 2)
+        return a if size is None else {**a, "output_size": size}
+    return fold
+
+
 def _ref(op: str):
     def ref(ins, a):
+        a = _fold(op)(a, ins)
         last = _last(op, a)
         x, w = to_first(np.asarray(ins["Input"][0]), last), np.asarray(ins["Filter"][0])
         return {"Output": [np.ascontiguousarray(to_last(_np(x, w, a, op), last)).astype(x.dtype)]}
@@ -156,14 +168,16 @@ def _run(op: str):
 
 def _grad_maker(grad_type: str):
     def grad(op: OpDesc) -> list[OpDesc]:
+        sizes = {s.name: op.input(s.name) for s in var_slots("output_size") if op.input(s.name)}
         return [OpDesc(grad_type, {"Input": op.input("Input"), "Filter": op.input("Filter"),
-                                   "Output@GRAD": [grad_name(op.output("Output")[0])]},
+                                   "Output@GRAD": [grad_name(op.output("Output")[0])], **sizes},
                        grad_like(op, "Input", "Filter"), dict(op.attrs))]
     return grad
 
 
 def _grad_ref(op: str):
     def ref(ins, a):
+        a = _fold(op)(a, ins)
         last = _last(op, a)
         x, w = to_first(np.asarray(ins["Input"][0]), last), np.asarray(ins["Filter"][0])
         dx, dw = _np(x, w, a, op, dout=to_first(np.asarray(ins["Output@GRAD"][0]), last))
@@ -199,8 +213,12 @@ def _grad_infer(ins, a):
     return {"Input@GRAD": [ins["Input"][0]], "Filter@GRAD": [ins["Filter"][0]]}
 
 
+_SIZES = var_slots("output_size")
 for _op, _nd in (("conv2d_transpose", 2), ("conv3d_transpose", 3)):
-    _extern(_op, ["Input", "Filter"], ["Output"], _attrs(_nd), _infer(_op), _run(_op),
-            _ref(_op), _grad_maker(_op + "_grad"))
-    _extern(_op + "_grad", ["Input", "Filter", "Output@GRAD"], ["Input@GRAD?", "Filter@GRAD?"],
-            _attrs(_nd), _grad_infer, _grad_run(_op + "_grad"), _grad_ref(_op + "_grad"))
+    register(OpDef(_op, slots("Input", "Filter") + _SIZES, slots("Output"), _attrs(_nd),
+                   _infer(_op), "extern", reference=_ref(_op), grad=_grad_maker(_op + "_grad"),
+                   run=_run(_op), shape_inputs=tuple(s.name for s in _SIZES), fold=_fold(_op)))
+    register(OpDef(_op + "_grad", slots("Input", "Filter", "Output@GRAD") + _SIZES,
+                   slots("Input@GRAD?", "Filter@GRAD?"), _attrs(_nd), _grad_infer, "extern",
+                   reference=_grad_ref(_op + "_grad"), run=_grad_run(_op + "_grad"),
+                   shape_inputs=tuple(s.name for s in _SIZES), fold=_fold(_op + "_grad")))

@@ -24,11 +24,11 @@ _ELEMENTWISE = {
             lambda o, x, y, out, d: o.truediv(d, y),
             lambda o, x, y, out, d: o.neg(o.truediv(o.mul(d, out), y))),
     "max": (lambda o, x, y: o.maximum(x, y),
-            lambda o, x, y, out, d: o.where(o.gt(x, y), d, o.constant(0, d.dtype)),
-            lambda o, x, y, out, d: o.where(o.gt(x, y), o.constant(0, d.dtype), d)),
+            lambda o, x, y, out, d: _chosen(o, o.gt(x, y), x, y, d),
+            lambda o, x, y, out, d: _chosen(o, o.lt(x, y), x, y, d)),
     "min": (lambda o, x, y: o.minimum(x, y),
-            lambda o, x, y, out, d: o.where(o.lt(x, y), d, o.constant(0, d.dtype)),
-            lambda o, x, y, out, d: o.where(o.lt(x, y), o.constant(0, d.dtype), d)),
+            lambda o, x, y, out, d: _chosen(o, o.lt(x, y), x, y, d),
+            lambda o, x, y, out, d: _chosen(o, o.gt(x, y), x, y, d)),
     "pow": (lambda o, x, y: o.pow(x, y),
             lambda o, x, y, out, d: o.mul(d, o.mul(y, o.pow(x, o.sub(y, o.constant(1, y.dtype))))),
             lambda o, x, y, out, d: o.mul(d, o.mul(out, o.log(x)))),
@@ -37,6 +37,13 @@ _ELEMENTWISE = {
             lambda o, x, y, out, d: d,
             lambda o, x, y, out, d: o.neg(o.mul(d, o.floordiv(x, y)))),
 }
+
+
+def _chosen(o, won, x, y, d):
+    """A max / min operand's gradient, as Paddle 3.3.1's kernels: dOut where it was chosen
+    (`won`), half of it (truncated for ints) where x == y, else 0 (NaNs get none)."""
+    zero = o.constant(0, d.dtype)
+    return o.where(won, d, o.where(o.eq(x, y), o.truediv(d, o.constant(2, d.dtype)), zero))
 
 
 def _elementwise_grad_lowering(kind: str):

@@ -7,12 +7,14 @@ from ..dtypes import VarType
 from ..errors import ShapeError
 from .define import pointwise, same_as
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
+from .tensor import fill_constant_attrs
 
 REDUCE_ATTRS = {"dim": [0], "keep_dim": False, "reduce_all": False, "in_dtype": -1,
                 "out_dtype": -1}
 
 _NUMPY = {"sum": np.sum, "max": np.max, "min": np.min, "prod": np.prod}
 _HALF = (VarType.FP16, VarType.BF16)
+_INTS = (VarType.INT8, VarType.UINT8, VarType.INT16, VarType.INT32, VarType.INT64)
 
 
 def _dims(attrs: dict) -> list:
@@ -142,6 +144,16 @@ def inverse_count(n: int) -> float:
     return 1.0 / n if n else float("nan")
 
 
+def _per_count(src: str, n: int, out: str, info: VarInfo, new_var) -> list[OpDesc]:
+    """Ops making out = src / n: a scale by 1/n, or for integers (whose scale would truncate
+    1/n to 0) a division rounding toward zero, as Paddle's int mean kernels compute."""
+    if info.dtype not in _INTS:
+        return [OpDesc("scale", {"X": [src]}, {"Out": [out]}, {"scale": inverse_count(n)})]
+    count = new_var(VarInfo((), info.dtype))
+    return [OpDesc("fill_constant", {}, {"Out": [count]}, fill_constant_attrs((), info.dtype, n)),
+            OpDesc("elementwise_div", {"X": [src], "Y": [count]}, {"Out": [out]}, {})]
+
+
 def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
     attrs = dict(op.attrs) if op.type == "reduce_mean" else {"reduce_all": True, "dim": [0]}
@@ -152,7 +164,7 @@ def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
     if x.dtype not in _HALF:
         total = new_var(infos[out])
         return [OpDesc("reduce_sum", {"X": op.input("X")}, {"Out": [total]}, sum_attrs),
-                OpDesc("scale", {"X": [total]}, {"Out": [out]}, {"scale": inverse_count(n)})]
+                *_per_count(total, n, out, infos[out], new_var)]
     # Half precision: sum and divide in float32, as Paddle's kernels and numpy do (a float16
     # sum of 70000 ones is inf, their mean 1); the casts fuse into the reduction's kernel.
     wide = new_var(VarInfo(x.shape, VarType.FP32, x.lod_level))
@@ -170,9 +182,9 @@ def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
     attrs = dict(op.attrs) if op.type == "reduce_mean_grad" else {"reduce_all": True, "dim": [0]}
     axes = reduce_axes(attrs, len(x.shape))
     n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
-    scaled = new_var(infos[op.input("Out@GRAD")[0]])
-    return [OpDesc("scale", {"X": op.input("Out@GRAD")}, {"Out": [scaled]},
-                   {"scale": inverse_count(n)}),
+    dout = infos[op.input("Out@GRAD")[0]]
+    scaled = new_var(dout)
+    return [*_per_count(op.input("Out@GRAD")[0], n, scaled, dout, new_var),
             OpDesc("reduce_sum_grad", {"X": op.input("X"), "Out@GRAD": [scaled]},
                    {"X@GRAD": op.output("X@GRAD")},
                    {k: attrs[k] for k in ("dim", "keep_dim", "reduce_all") if k in attrs})]

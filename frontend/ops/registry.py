@@ -247,8 +247,8 @@ def _fits(value, default) -> bool:
     if isinstance(default, (list, tuple)):
         if not isinstance(value, (list, tuple)):
             return False
-        if not default:  # any list of scalars of one kind
-            return all(isinstance(v, (bool, int, float, str, np.generic)) for v in value)
+        if not default:  # any list of scalars of one kind (complex ones: Paddle's Scalars)
+            return all(isinstance(v, (bool, int, float, complex, str, np.generic)) for v in value)
         return all(_fits(v, default[0]) for v in value)
     return True  # None, blocks, nested structures: the op checks them itself
 

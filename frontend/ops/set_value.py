@@ -2,7 +2,8 @@
 the strided positions (axes/starts/ends/steps, Python slice semantics; decrease_axes are the
 int-indexed dims, of size 1) replaced by the value broadcast to that region less the
 decreased dims (with a 1 for each None of the index: none_axes). The value is ValueTensor
-or, for constants, one of the *_values attributes (flat) with its `shape`. Bounds given as
+or, for constants, `values` (Paddle 3.3.1's Scalars, complex ones included) or one of older
+Paddle's *_values attributes (flat: scalar_values.py) with its `shape`. Bounds given as
 tensors (StartsTensorList / EndsTensorList / StepsTensorList: static indices and slices
 holding int Variables) are shape inputs, folded into the attributes before a run
 (passes/shape_inputs.py). set_value_grad: Input@GRAD is Out@GRAD with the region zeroed,
@@ -11,16 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import to_numpy_dtype
 from ..errors import ShapeError
+from . import scalar_values
 from .define import grad_like
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
 
-# attribute holding the constant value -> its numpy dtype (Paddle's names)
-VALUE_ATTRS = {"bool_values": np.bool_, "fp32_values": np.float32, "int32_values": np.int32,
-               "int64_values": np.int64, "fp64_values": np.float64, "fp16_values": np.float16}
 ATTRS = {"axes": [], "starts": [], "ends": [], "steps": [], "decrease_axes": [],
-         "none_axes": [], "dtype": 5, "shape": [], **{k: [] for k in VALUE_ATTRS}}
+         "none_axes": [], "dtype": 5, "shape": [], "values": [],
+         **{k: [] for k in scalar_values.LEGACY}}
 
 
 def _region(shape, a) -> tuple[tuple, tuple[int, ...], tuple[int, ...]]:
@@ -126,11 +125,13 @@ def _value(ins, a, dtype, target, x_shape) -> np.ndarray:
     _fitting(shape, target, x_shape)
     if ins.get("ValueTensor"):
         return np.asarray(ins["ValueTensor"][0]).astype(dtype, copy=False).reshape(shape)
-    for key, kind in VALUE_ATTRS.items():
-        if len(a.get(key) or ()):
-            return np.asarray(a[key], kind).reshape(shape).astype(dtype)
-    raise ShapeError("op 'set_value' has no value: neither ValueTensor nor a *_values "
-                     "attribute holds one")
+    if not scalar_values.held(a) and np.prod(shape, dtype=np.int64) != 0:  # an empty array
+        raise ShapeError("op 'set_value' has no value: neither ValueTensor nor `values` (or a "
+                         "*_values attribute) holds one")
+    try:
+        return scalar_values.as_array(a, dtype).reshape(shape)
+    except (TypeError, ValueError) as e:
+        raise ShapeError(f"op 'set_value': {e}") from None
 
 
 def _ref(ins, a):

@@ -11,6 +11,7 @@ from fluidc.frontend.lazy_import import torch
 
 from ..dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..errors import OpError, ShapeError
+from . import scalar_values
 from .define import as_shape, broadcast_shape, grad_like, present
 from .matmul_double_grad import grad_of_matmul_v2_grad
 from .registry import OpDef, OpDesc, VarInfo, grad_name, register, slots
@@ -75,14 +76,15 @@ def _filled_infer(ins, a):
 
 def fill_constant_attrs(shape, dtype, value) -> dict:
     """fill_constant's attributes for `value`, as Paddle writes them: `value` is a float32
-    attribute, so `str_value` carries the exact value (a float64, an int64, a complex number
-    for complex dtypes, whose real part is `value`)."""
+    attribute, so `str_value` carries the exact value (a float64, an int64; for complex
+    dtypes the real part, as Paddle writes it, or a complex number where the imaginary part is
+    not 0, which Paddle's fill_constant cannot hold)."""
     dtype = convert_dtype(dtype)
     name = dtype_name(dtype)
     if name.startswith("complex"):
         value = complex(value)
         return {"shape": [int(d) for d in shape], "dtype": int(dtype), "value": value.real,
-                "str_value": str(value)}
+                "str_value": str(value) if value.imag else str(value.real)}
     exact = str(int(value)) if name.startswith(("int", "uint")) else str(float(value))
     return {"shape": [int(d) for d in shape], "dtype": int(dtype), "value": float(value),
             "str_value": exact}
@@ -745,8 +747,8 @@ _VALUE_KEYS = ("values", "fp32_values", "fp64_values", "int32_values", "int64_va
 
 
 def _assign_value_ref(ins, a):
-    values = next((a[k] for k in _VALUE_KEYS if a.get(k)), [])
-    return {"Out": [np.array(values, to_numpy_dtype(a["dtype"])).reshape(as_shape(a["shape"]))]}
+    values = scalar_values.as_array(a, to_numpy_dtype(a["dtype"]))
+    return {"Out": [values.reshape(as_shape(a["shape"]))]}
 
 
 def _assign_value_run(ins, outs, a, rng):

@@ -11,26 +11,7 @@ import os
 
 import pytest
 
-_CONV_OUTPUT_SIZE_TENSOR = (
-    "conv2d_transpose's output_size as a Tensor (or a list holding one): Paddle's static API "
-    "writes it as a variable attribute of the op (AttrType VAR / VARS, printed 'Vars[...]'), "
-    "read when the op runs; fluidc's OpDesc attributes hold constants only, so building the "
-    "layer fails (int() of the static var)")
-
 KNOWN_GAPS = {
-    "test_conv2d_transpose_op.py::TestTensorOutputSize1::test_static":
-        _CONV_OUTPUT_SIZE_TENSOR,
-    "test_conv2d_transpose_op.py::TestTensorOutputSize2::test_static":
-        _CONV_OUTPUT_SIZE_TENSOR,
-    "test_conv2d_transpose_op.py::TestTensorOutputSize3::test_static":
-        _CONV_OUTPUT_SIZE_TENSOR,
-    "test_conv2d_transpose_op.py::TestTensorOutputSize4::test_static":
-        _CONV_OUTPUT_SIZE_TENSOR,
-    "test_elementwise_mod_op.py::TestElementwiseDygraph::test_check_grad":
-        "fluidc's dygraph autograd (the static backward pass over the recorded ops) gives "
-        "gradients to float tensors only; Paddle 3.3.1's eager elementwise_mod_grad also runs "
-        "on the int32 / int64 tensors this test differentiates (its float32 / float64 halves "
-        "pass)",
     "test_optimizer_in_control_flow.py::TestMultiTask::test_optimzier_in_switch":
         "fluidc's generated matrix-product kernels (fuse_gemm_epilogue, on by default on the "
         "CPU) sum dOut @ W^T's 10 products in another order than the library call Paddle and "
@@ -51,17 +32,7 @@ KNOWN_GAPS.update({
         "fluidc refuses a value that does not broadcast to the indexed region when "
         "paddle.static.setitem appends the op (a ShapeError, itself a ValueError), before the "
         "test's assertRaises around exe.run; Paddle's kernel raises that ValueError at run time",
-    "test_set_value_op.py::TestSetValueIsSamePlace::test_is_same_place":
-        "a[[0, 1], 1] = 10: fluidc's Tensor.__setitem__ takes no int-list (advanced) index; "
-        "Paddle 3.3.1 writes it with index_put",
 })
-KNOWN_GAPS.update({
-    f"test_set_value_op.py::TestSetValueItem{item}_Value{value}::test_api":
-        "a complex value: fluidc's set_value holds constants of bool, int and float dtypes (its "
-        "*_values attributes) and paddle.assign takes no complex array, so it cannot write a "
-        "complex64 / complex128 value; Paddle 3.3.1 keeps it as complex Scalars in `values`"
-    for item in ("Int", "Slice", "Slice2", "Slice3", "Slice4")
-    for value in ("Complex64", "Complex128", "NumpyComplex64", "NumpyComplex128")})
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -405,10 +405,35 @@ def conv_transpose_op(x, weight, n: int, stride, padding, output_padding, groups
                             "dilations": _ints(dilation, n, "dilation", fn),
                             "output_padding": (_ints(output_padding, n, "output_padding", fn)
                                                if output_padding else []),
-                            "output_size": ([] if output_size is None else
-                                            _ints(output_size, n, "output_size", fn)),
+                            "output_size": _output_size(output_size, n, fn),
                             "groups": int(groups), "data_format": data_format, **(attrs or {})})
     return out
+
+
+def _output_size(size, n: int, fn: str):
+    """A transposed conv's output_size attribute as Paddle's layers write it: [] (none), n
+    ints, or for conv2d_transpose given Tensors a variable attribute (var_attrs.py): a [2]
+    int Tensor as is (VAR), a [1] one for both dims, or a list holding Tensors, its ints as
+    [1] int32 constants (VARS)."""
+    if size is None:
+        return []
+    if isinstance(size, (list, tuple)) and any(isinstance(d, Variable) for d in size):
+        if n != 2:
+            raise ArgumentValueError(f"{fn}: output_size should be int, or list, tuple of ints")
+        vars_ = [d if isinstance(d, Variable) else
+                 _tensor.fill_constant([1], "int32", int(d), force_cpu=True) for d in size]
+        for v in vars_:
+            v.stop_gradient = True
+        return vars_
+    if not isinstance(size, Variable):
+        return _ints(size, n, "output_size", fn)
+    if n != 2:
+        raise ArgumentValueError(f"{fn}: output_size should be int, or list, tuple of ints")
+    check_dtype(size.dtype, "output_size", ("int32", "int64"), fn)
+    if len(size.shape) != 1 or size.shape[0] not in (1, 2):
+        raise ArgumentValueError(f"{fn}: output_size must contain one or two integers, got a "
+                                 f"Tensor of shape {list(size.shape)}")
+    return [size, size] if size.shape[0] == 1 else size
 
 
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,

@@ -84,7 +84,8 @@ def unsqueeze(x: Variable, axis, name: str | None = None) -> Variable:
 squeeze_ = static_inplace(squeeze, "squeeze")
 unsqueeze_ = static_inplace(unsqueeze, "unsqueeze")
 
-_EXPAND_DTYPES = ("bool", "float16", "bfloat16", "float32", "float64", "int32", "int64", "uint8")
+_EXPAND_DTYPES = ("bool", "float16", "bfloat16", "float32", "float64", "int32", "int64", "uint8",
+                  "complex64", "complex128")
 
 
 def expand(x: Variable, shape, name: str | None = None) -> Variable:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...dtypes import convert_dtype
 from ...errors import FluidcError
+from ...framework import Variable
 from ...initializer import Constant, Normal
 from ...param_attr import ParamAttr
 from .. import nn as _nn
@@ -125,6 +126,10 @@ def _conv_transpose(n: int, input, num_filters, output_size, filter_size, paddin
     if filter_size is None:  # the filter that makes output_size (Paddle's rule)
         if output_size is None:
             raise ArgumentValueError(f"{fn}: output_size must be set when filter_size is None")
+        if isinstance(output_size, Variable) or (isinstance(output_size, (list, tuple)) and any(
+                isinstance(d, Variable) for d in output_size)):
+            raise ArgumentValueError(f"{fn}: filter_size should not be None when output_size is "
+                                     f"Tensor or contain Tensor in static graph mode.")
         pads, algo = F._padding_nd(padding, n, fn, data_format)
         spatial = [d for d, c in zip(input.shape, data_format) if c not in "NC"]
         if algo != "EXPLICIT" or min(spatial) < 0:
