@@ -74,7 +74,7 @@ def test_sibling_products_agree_with_reference(prog, seed):
 
 
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sibling_products(), st.integers(0, 2**31))
 def test_sibling_products_agree_with_reference_slow(prog, seed):
     paddle.enable_static()
