@@ -14,7 +14,6 @@ import numpy as np
 from ..frontend import unique_name
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Program, in_dygraph_mode, program_guard
-from ..frontend.lazy_import import torch
 from ..frontend.ops import grad_name
 from ..runtime.executor import Executor
 from ..runtime.scope import Scope

@@ -7,7 +7,6 @@ the numpy reference executor's values: an epilogue operand in the product's stor
 the product instead (a silent wrong result, found by random Paddle programs)."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
