@@ -37,3 +37,23 @@ def test_static_variable_setitem_refuses_as_paddle_and_bad_indices_are_named():
             paddle.static.setitem(x, ([0, 1], None), 1.0)
         with pytest.raises(TypeError, match="Only support to assign"):
             paddle.static.setitem(x, 0, "a")
+
+
+def test_setitem_indexed_by_a_loop_counter_writes_every_row():
+    """x[i] = x[i - 1] * 2 + i in a while_loop: the counter's value is read when set_value runs
+    (each iteration), not folded into the op before the run."""
+    with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+        x = paddle.static.data("x", [5, 3], "float32")
+
+        def body(i, x):
+            x = paddle.static.setitem(x, i, x[i - 1] * 2.0 + paddle.cast(i, "float32"))
+            return i + 1, x
+
+        i = paddle.full([1], 1, "int64")
+        _, out = paddle.static.nn.while_loop(lambda i, x: i < 5, body, [i, x])
+        program = paddle.static.default_main_program()
+    feed = np.random.RandomState(0).rand(5, 3).astype(np.float32)
+    want = feed.copy()
+    for k in range(1, 5):
+        want[k] = want[k - 1] * 2 + k
+    assert_reference_and_compiled_give(program, {"x": feed}, [out.name], [want])

@@ -5,8 +5,8 @@ decreased dims (with a 1 for each None of the index: none_axes). The value is Va
 or, for constants, `values` (Paddle 3.3.1's Scalars, complex ones included) or one of older
 Paddle's *_values attributes (flat: scalar_values.py) with its `shape`. Bounds given as
 tensors (StartsTensorList / EndsTensorList / StepsTensorList: static indices and slices
-holding int Variables) are shape inputs, folded into the attributes before a run
-(passes/shape_inputs.py). set_value_grad: Input@GRAD is Out@GRAD with the region zeroed,
+holding int Variables, such as a while_loop's counter) are read when the op runs: Out's
+shape does not depend on them. set_value_grad: Input@GRAD is Out@GRAD with the region zeroed,
 ValueTensor@GRAD the region summed back to the value's shape."""
 from __future__ import annotations
 
@@ -182,8 +182,7 @@ def _grad_ref(ins, a):
 
 _BOUND_SLOTS = [s + "*?" for s in _BOUNDS.values()]
 register(OpDef("set_value", slots("Input", "ValueTensor?", *_BOUND_SLOTS), slots("Out"), ATTRS,
-               _infer, "extern", reference=_ref, grad=_grad,
-               shape_inputs=tuple(_BOUNDS.values()), fold=_fold))
+               _infer, "extern", reference=_ref, grad=_grad))
 register(OpDef("set_value_grad", slots("Out@GRAD", "ValueTensor?", *_BOUND_SLOTS),
                slots("Input@GRAD?", "ValueTensor@GRAD?"), ATTRS, _grad_infer, "extern",
-               reference=_grad_ref, shape_inputs=tuple(_BOUNDS.values()), fold=_fold))
+               reference=_grad_ref))

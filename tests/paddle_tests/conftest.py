@@ -23,11 +23,6 @@ KNOWN_GAPS = {
 }
 
 KNOWN_GAPS.update({
-    "test_set_value_op.py::TestSetValueItemSliceInWhile::test_api":
-        "paddle.static.setitem(x, i, value) in a while_loop body indexed by the loop's counter: "
-        "fluidc folds set_value's index tensors into the op before planning a run (they decide "
-        "the region written) and a loop-carried counter has no value then (an OpError); "
-        "Paddle's kernel reads it on every iteration",
     "test_set_value_op.py::TestError::test_error":
         "fluidc refuses a value that does not broadcast to the indexed region when "
         "paddle.static.setitem appends the op (a ShapeError, itself a ValueError), before the "
