@@ -82,59 +82,68 @@ def _nodes(targets) -> list:
 
 
 class _Tape:
-    """The nodes behind the targets with every array named v0, v1, ... in order of use."""
+    """The nodes behind the targets with every array named v0, v1, ... in order of use. Its
+    key is made from each node's op keys and the names of the arrays it read and wrote; the
+    renamed ops (`ops`), needed only to build a backward the key has not seen, are made then."""
 
     def __init__(self, nodes, stopped: set[int]) -> None:
+        self.nodes = nodes
         self.names: dict[int, str] = {}
         self.arrays: dict[str, np.ndarray] = {}
         self.leaves: dict[str, list] = {}  # leaf name -> the tensors that held the array
         self.stop: dict[str, bool] = {}
         self.makers: dict[str, object] = {}  # array name -> the node that made it
-        self.ops = []
-        self.structure = []  # per node: its ops' keys and the names of the arrays they read, wrote
-        # to_static calls with control-flow ops: (their program, its var name -> name here,
-        # the indices in self.ops of their ops, which the backward runs again); their vars
-        # without an array (the values the call did not fetch) are declared as in the program
+        structure = []
+        for node in nodes:
+            read = []
+            for v, (t, parent) in node.parents.items():
+                c = self.name(node.ins[v])
+                if parent is None:
+                    held = self.leaves.setdefault(c, [])
+                    if all(t is not u for u in held):
+                        held.append(t)
+                    self.stop[c] = t.stop_gradient or id(t) in stopped
+                read.append((v, c))
+            made = []
+            for v in node.made:
+                a = node.outs.get(v)  # (a control-flow call's unfetched vars have none)
+                if a is not None:
+                    c = self.name(a)
+                    self.makers[c] = node
+                    made.append((v, c))
+            structure.append((node.keys(), tuple(read), tuple(made)))
+        self.structure = tuple(structure)
+        self.control_flow = any(node.program is not None for node in nodes)
+
+    @functools.cached_property
+    def ops(self) -> list[OpDesc]:
+        """The nodes' ops over the arrays' names. to_static calls with control-flow ops give
+        `replayed`: (their program, its var name -> name here, the indices in ops of their
+        ops, which the backward runs again); their vars without an array (the values the call
+        did not fetch) are declared as in the program (`declared`)."""
         self.replayed: list[tuple[Program, dict[str, str], list[int]]] = []
         self.declared: dict[str, object] = {}
-        for node in nodes:
-            used = []
-            first = len(self.ops)
-            renames: dict[str, str] = {}
+        ops = []
+        for node, (_, read, made) in zip(self.nodes, self.structure):
+            first = len(ops)
+            renames = dict(read)
+            renames.update(made)
 
-            def name(v, arrays, node=node, renames=renames):
-                if node.program is None or v in arrays:
-                    c = renames[v] = self.name(arrays[v])
-                else:
+            def name(v, node=node, renames=renames):
+                c = renames.get(v)
+                if c is None:  # a var of a control-flow call that holds no array
                     c = renames[v] = f"{v}@CALL{len(self.replayed)}"
                     self.declared[c] = node.program.global_block().var(v)
                 return c
-            # a to_static call is one node of many ops (dygraph/jit.py): its vars other than
-            # its inputs have no parent entry (the node made them)
             for desc in node.desc if isinstance(node.desc, list) else (node.desc,):
-                ins = {}
-                for slot, vs in desc.inputs.items():
-                    ins[slot] = []
-                    for v in vs:
-                        c = name(v, node.ins)
-                        t, parent = node.parents.get(v, (None, node))
-                        if parent is None:
-                            self.leaves.setdefault(c, [])
-                            if all(t is not u for u in self.leaves[c]):
-                                self.leaves[c].append(t)
-                            self.stop[c] = t.stop_gradient or id(t) in stopped
-                        ins[slot].append(c)
-                outs = {s: [EMPTY_VAR if v == EMPTY_VAR else name(v, node.outs)
-                            for v in vs]
-                        for s, vs in desc.outputs.items()}
-                self.makers.update((c, node) for vs in outs.values() for c in vs)
-                self.ops.append(OpDesc(desc.type, ins, outs, desc.attrs))
-                used += [c for vs in ins.values() for c in vs] + [None]
-                used += [c for vs in outs.values() for c in vs] + [None]
-            self.structure.append((node.keys(), tuple(used)))
+                ops.append(OpDesc(desc.type,
+                                  {s: [name(v) for v in vs] for s, vs in desc.inputs.items()},
+                                  {s: [EMPTY_VAR if v == EMPTY_VAR else name(v) for v in vs]
+                                   for s, vs in desc.outputs.items()}, desc.attrs))
             if node.program is not None:
                 self.replayed.append((node.program, renames, _rerun(
-                    node.program, node.desc, range(first, len(self.ops)))))
+                    node.program, node.desc, range(first, len(ops)))))
+        return ops
 
     def name(self, array: np.ndarray) -> str:
         c = self.names.get(id(array))
@@ -144,12 +153,13 @@ class _Tape:
         return c
 
     def key(self, targets, seeds, wanted) -> tuple:
-        return ("backward", tuple(self.structure),
+        return ("backward", self.structure,
                 tuple((c, a.shape, a.dtype.str, self.stop.get(c)) for c, a in self.arrays.items()),
                 tuple(targets), tuple(s is not None for s in seeds), tuple(wanted))
 
     def build(self, targets, seeds, wanted):
         """The backward program: the grad ops alone; returns it and its grad fetches."""
+        ops = self.ops  # (and the control-flow calls' replayed, declared)
         program = Program()
         program._int_grads = True  # as Paddle's eager autograd (passes/int_grads.py)
         block = program.global_block()
@@ -167,10 +177,10 @@ class _Tape:
         moved = {}  # op index -> its sub_block in `program`
         for source, renames, kept in self.replayed:
             moved.update((i, b) for i, b in zip(kept, _copy_blocks(source, program, renames,
-                                                                  [self.ops[i] for i in kept]))
+                                                                  [ops[i] for i in kept]))
                          if b is not None)
         with program_guard(program, Program()):
-            for i, op in enumerate(self.ops):
+            for i, op in enumerate(ops):
                 attrs = op.attrs if i not in moved else {**op.attrs, "sub_block": moved[i]}
                 block.append_op(op.type, op.inputs, op.outputs, attrs)
             forward = {id(op): i for i, op in enumerate(block.ops)}
@@ -381,7 +391,7 @@ def _run(targets, grad_tensors, inputs=None, retain_graph=False, stopped=(),
     else:
         wanted = [tape.names.get(id(t._value)) for t in inputs]
     asked = [w for w in wanted if w is not None]
-    if create_graph and tape.replayed:
+    if create_graph and tape.control_flow:
         raise NotImplementedError(
             "paddle.grad(create_graph=True) through a paddle.jit.to_static function with "
             "control-flow ops (cond / while_loop) is not supported by fluidc: its backward "

@@ -139,7 +139,9 @@ class StaticFunction:
     def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
         """The traced program for these arguments (tensors or InputSpecs), from the cache or
         traced now."""
-        leaves = _leaves([list(args), dict(kwargs)])
+        return self._concrete(args, kwargs, _leaves([list(args), dict(kwargs)]))
+
+    def _concrete(self, args, kwargs, leaves: list) -> ConcreteProgram:
         key = (tuple(self._leaf_key(i, t) for i, t in enumerate(leaves)),
                _static_key(list(args)), _static_key(dict(kwargs)), self._modes())
         found = self.program_cache.get(key)
@@ -171,7 +173,7 @@ class StaticFunction:
             if not isinstance(t, Tensor):
                 raise TypeError(f"a paddle.jit.to_static function takes eager tensors; got "
                                 f"{type(t).__name__} '{getattr(t, 'name', t)}'")
-        concrete = self.get_concrete_program(*args, **kwargs)
+        concrete = self._concrete(args, kwargs, tensors)
         return concrete.run([t.value() for t in tensors], tensors)
 
 

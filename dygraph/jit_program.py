@@ -148,6 +148,8 @@ class ConcreteProgram:
         self._fetch_all = list(dict.fromkeys(self._fetch + kept))
         self._descs = [op.desc for op in block.ops]
         self._op_keys = tuple(op_key(d) for d in self._descs)
+        self._made = tuple(dict.fromkeys(n for d in self._descs for vs in d.outputs.values()
+                                         for n in vs if n != EMPTY_VAR))
         if not self._single_block:  # op_key sees a sub_block's index, not its ops
             self._op_keys += (("program", program._serial),)
 
@@ -202,12 +204,14 @@ class ConcreteProgram:
         record = autograd.grad_enabled() and any(not t.stop_gradient for _, t in sources)
         fetches = self._fetch_all if record else self._fetch
         values = dict(zip(fetches, PROGRAMS.execute(self.main_program, feed, fetches)))
-        values = {n: np.require(v, requirements="C") for n, v in values.items()}  # 0-d stays
+        values = {n: v if type(v) is np.ndarray and v.flags.c_contiguous else
+                  np.require(v, requirements="C") for n, v in values.items()}  # 0-d stays
         finals = [(t, values[n]) for t, n in self.written]
         node = None
         if record:  # (with sub-blocks the written vars keep their names: the node, which runs
             values.update(feed)  # the program again, holds their fed values)
             node = Node(self._descs, values, values, {n: (t, t._node) for n, t in sources},
+                        self._made,
                         key=self._op_keys, program=None if self._single_block else
                         self.main_program)
         for t, value in finals:

@@ -230,7 +230,11 @@ class Signature:
 
     def execute(self, program: Program, feed: dict[str, np.ndarray],
                 fetches: list[str]) -> list[np.ndarray]:
-        return self._executor.run(program, feed=feed, fetch_list=fetches, scope=self._scope)
+        for value in feed.values():
+            if type(value) is not np.ndarray:  # (a numpy scalar...): Executor.run converts it
+                return self._executor.run(program, feed=feed, fetch_list=fetches,
+                                          scope=self._scope)
+        return self._executor.run_arrays(program, feed, fetches, self._scope)
 
 
 PROGRAMS = Signature()

@@ -37,16 +37,18 @@ def _without_empty_inputs(op_type: str, inputs):
 class Node:
     """One recorded op: its desc (a to_static call's node: a list of them), the arrays it
     read and wrote (by var name), for each input the tensor and the node that made that array
-    (None for a leaf), the key of its ops (runner.op_key), made when first asked for, and for
-    a to_static call with control-flow ops the program whose blocks their sub_block attributes
-    index (its backward runs its ops again: autograd._Tape)."""
+    (None for a leaf), the names of the vars its ops write (`made`), the key of its ops
+    (runner.op_key), made when first asked for, and for a to_static call with control-flow ops
+    the program whose blocks their sub_block attributes index (its backward runs its ops
+    again: autograd._Tape)."""
 
-    __slots__ = ("seq", "desc", "ins", "outs", "parents", "key", "program")
+    __slots__ = ("seq", "desc", "ins", "outs", "parents", "made", "key", "program")
 
-    def __init__(self, desc, ins, outs, parents, key: tuple | None = None,
+    def __init__(self, desc, ins, outs, parents, made, key: tuple | None = None,
                  program=None) -> None:
         self.seq = next(_order)
         self.desc, self.ins, self.outs, self.parents = desc, ins, outs, parents
+        self.made = made
         self.key = key
         self.program = program
 
@@ -155,7 +157,8 @@ class EagerBlock(Block):
                 any(not t.stop_gradient for t in ins):
             node = Node(entry.desc, dict(zip(entry.feeds, values)),
                         dict(zip(entry.fetches, results)),
-                        {c: (t, t._node) for c, t in zip(entry.feeds, ins)}, (entry.key,))
+                        {c: (t, t._node) for c, t in zip(entry.feeds, ins)}, entry.fetches,
+                        (entry.key,))
         for t, value in zip(outs, results):
             t._value = value
             t._made = True

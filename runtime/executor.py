@@ -145,6 +145,14 @@ class Executor:
                 arrays = {name: _as_array(name, v, block) for name, v in feed.items()}
                 lods = _feed_lods(feed)
                 break
+        return self.run_arrays(program, arrays, fetch_names, scope, strategy, lods,
+                               return_numpy)
+
+    def run_arrays(self, program: Program, arrays: dict[str, np.ndarray],
+                   fetch_names: list[str], scope: Scope, strategy=None, lods=None,
+                   return_numpy: bool = True):
+        """Run with checked arguments: feeds as numpy arrays (their LoDs apart), fetches by
+        name, a Scope (what `run` makes of its arguments; eager ops call it directly)."""
         key = (program.fingerprint, tuple([(n, a.shape, a.dtype) for n, a in arrays.items()]),
                tuple(fetch_names), id(strategy) if strategy is not None else None, lods)
         shaping = self._shape_feeds.get(program.fingerprint) if self._shape_feeds else None

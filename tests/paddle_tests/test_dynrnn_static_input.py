@@ -12,7 +12,10 @@ Kept: TestDyRnnStaticInput (test_step_out, test_network_gradient).
 Renamed: core.CPUPlace / core.LoDTensor / core.VarDesc.VarType -> fluid.*;
 framework.grad_var_name(n) -> n + '@GRAD'; np.product -> np.prod (numpy 2).
 Changed: LoDTensor._get_float_element / _set_float_element (Paddle internals) are read and
-written through the tensor's numpy value (np.array(t), t.set(...)).
+written through the tensor's numpy value (np.array(t), t.set(...)); setUp seeds numpy and
+the startup program (the file's module-level seed is lost when each test gets fresh default
+programs): float32 central differences miss rtol 1e-3 on some draws, so an unseeded run
+passed or failed by test order.
 """
 import bisect
 import unittest
@@ -30,6 +33,8 @@ fluid.default_startup_program().random_seed = 1
 
 class TestDyRnnStaticInput(unittest.TestCase):
     def setUp(self):
+        np.random.seed(2024)
+        fluid.default_startup_program().random_seed = 1
         self._delta = 0.005
         self._max_sequence_len = 3
         self._program = Program()
