@@ -26,6 +26,7 @@ COMPLEX_DTYPES = ("complex64", "complex128")
 ALL_DTYPES = ("bool",) + INT_DTYPES + FLOAT_DTYPES + COMPLEX_DTYPES
 # Complex data moves through ops of these kinds (and complex-safe pointwise ops).
 _COMPLEX_KINDS = ("view", "extern", "feed", "fetch")
+_COMPLEX_VAR_TYPES = frozenset(convert_dtype(n) for n in COMPLEX_DTYPES)
 
 
 class ArgumentTypeError(FluidcError, TypeError):
@@ -81,15 +82,14 @@ def _check_complex(op_type: str, inputs: dict, outputs: dict, attrs: dict) -> No
     complex kernels do (computes_on_complex); any other op on them is an error naming it."""
     if get_op_def(op_type).kind in _COMPLEX_KINDS:
         return
-    named = [(slot, v) for args in (inputs, outputs) for slot, vs in args.items()
-             for v in _vars(vs)]
-    bad = [(slot, v) for slot, v in named if dtype_name(v.dtype) in COMPLEX_DTYPES]
-    if not bad:
+    bad = next(((slot, v) for args in (inputs, outputs) for slot, vs in args.items()
+                for v in _vars(vs) if v.dtype in _COMPLEX_VAR_TYPES), None)
+    if bad is None:
         return
     dtypes = {slot: [v.dtype for v in _vars(vs)] for slot, vs in inputs.items() if _vars(vs)}
     if computes_on_complex(op_type, dtypes, attrs):
         return
-    slot, v = bad[0]
+    slot, v = bad
     raise ArgumentTypeError(
         f"op '{op_type}': '{v.name}' ({slot}) is {dtype_name(v.dtype)}; fluidc computes on "
         f"complex data only in arithmetic (add, sub, mul, div, pow, exp, log, sqrt, tanh, "
