@@ -32,3 +32,12 @@ def user_callsite() -> str | None:
         api = code.co_name
         frame = frame.f_back
     return None
+
+
+def user_stacklevel() -> int:
+    """warnings.warn's stacklevel for a warning its caller issues that points at the first
+    frame outside fluidc (1 would be the caller itself)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and _is_fluidc(frame.f_code.co_filename):
+        frame, level = frame.f_back, level + 1
+    return level

@@ -11,7 +11,9 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
     at the indices `target_ops` with what they need. For a run (run=True), ops with a side
     effect (print) are needed too, as a run of the whole program executes them; a pruned copy
     of a program (an inference model, use_prune) drops them unless the targets need them, as
-    Paddle's pruning does.
+    Paddle's pruning does. A run that fetches nothing keeps every op: Paddle's executor runs
+    the whole program then, and an op's errors (a value that does not fit set_value's region)
+    are the run's.
 
     In a pruned copy, fed vars cut the graph: an op that only produced a fed var is not needed;
     one that updates it (reads and writes it: a while loop over it) is. A run executes the
@@ -22,6 +24,8 @@ def prune_ops(ops: list[OpDesc], feeds, fetches, keep: set[str] = frozenset(),
     version, an in-place update reading the version before it): `wanted` holds the vars whose
     value at that point a needed op or a target reads.
     """
+    if run and not fetches:  # a run fetching nothing executes every op, as Paddle's does
+        return list(ops)
     feeds = set() if run else set(feeds)
     written: set[str] = set()
     updated: list[list[str]] = []  # per op: the earlier values its in-place updates read

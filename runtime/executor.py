@@ -17,6 +17,7 @@ from ..codegen import generate_c
 from ..codegen.compiler import find_compiler
 from ..codegen.product_choice import choose_products
 from ..codegen.triton_plan import generate_triton, triton_device
+from ..frontend.callsite import user_stacklevel
 from ..frontend.dtypes import VarType, to_numpy_dtype
 from ..frontend.errors import FeedError, FetchError, did_you_mean
 from ..frontend.framework import Operator, Program, Variable, default_main_program, static_input
@@ -290,7 +291,7 @@ class Executor:
             if not block.has_var(name):  # Paddle ignores it too; a missing var still raises
                 data = [v.name for v in block.vars.values() if v.is_data]
                 warnings.warn(f"feed '{name}' is not a var of the program; it is ignored"
-                              f"{did_you_mean(name, data)}", stacklevel=4)
+                              f"{did_you_mean(name, data)}", stacklevel=user_stacklevel())
                 continue
             feed_infos[name] = _check_feed(block.var(name), arr, bool(lods and name in lods))
             if lods and name in lods:

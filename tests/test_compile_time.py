@@ -148,8 +148,11 @@ def test_concurrent_levels_match_the_pairwise_rule(seed):
 # -- prune: one backward sweep --------------------------------------------------------------------
 def _graph_prune(ops, feeds, fetches, keep=(), target_ops=(), run=False):
     """Pruning as a walk over graph.build_graph's versioned dataflow graph (the oracle). Fed
-    vars cut the walk in a pruned copy only: a run executes the ops writing them."""
+    vars cut the walk in a pruned copy only: a run executes the ops writing them. A run that
+    fetches nothing runs the whole program."""
     from fluidc.frontend.ops import get_op_def
+    if run and not fetches:
+        return list(ops)
     feeds = set() if run else set(feeds)
     from fluidc.passes.graph import build_graph, op_node, var_node
     g = build_graph(ops)

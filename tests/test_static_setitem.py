@@ -57,3 +57,21 @@ def test_setitem_indexed_by_a_loop_counter_writes_every_row():
     for k in range(1, 5):
         want[k] = want[k - 1] * 2 + k
     assert_reference_and_compiled_give(program, {"x": feed}, [out.name], [want])
+
+
+def test_a_value_that_does_not_fit_the_region_is_refused_when_the_program_runs():
+    """As Paddle's set_value kernel: the program builds; any run that executes the op raises a
+    ValueError naming both shapes. A run fetching nothing executes every op, as Paddle's
+    executor does; one fetching something else prunes the op (and its error) away."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.ones([3, 4], "float32")
+        out = paddle.static.setitem(x, 0, np.array([3.0, 4.0, 5.0, 6.0, 7.0], "float32"))
+        other = paddle.full([2], 1.5, "float32")
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    shapes = r"value of shape \[5\] cannot be broadcast to the indexed region of shape \[4\]"
+    with pytest.raises(ValueError, match=shapes):
+        exe.run(main)
+    with pytest.raises(ValueError, match=shapes):
+        exe.run(main, fetch_list=[out])
+    np.testing.assert_array_equal(exe.run(main, fetch_list=[other])[0], [1.5, 1.5])

@@ -99,12 +99,9 @@ def _folded(ins, a) -> tuple[dict, dict]:
 
 
 def _infer(ins, a):
-    """Out is Input's shape; a value that does not fit the region is refused here when the
-    region is known, else when the op runs (_value)."""
+    """Out is Input's shape. A value that does not fit the region is refused when the op runs
+    (_value), as Paddle's kernel refuses it: its InferShape does not look at the value."""
     x = ins["Input"][0]
-    if not any(ins.get(s) for s in _BOUNDS.values()) and all(d >= 0 for d in x.shape):
-        _, _, target = _region(x.shape, a)
-        _fitting(_value_shape(ins, a, target), target, x.shape)
     return {"Out": [VarInfo(tuple(x.shape), x.dtype, x.lod_level)]}
 
 

@@ -22,13 +22,6 @@ KNOWN_GAPS = {
         "1e-5; the branch updates themselves match Paddle (tests/test_branch_optimizer.py)",
 }
 
-KNOWN_GAPS.update({
-    "test_set_value_op.py::TestError::test_error":
-        "fluidc refuses a value that does not broadcast to the indexed region when "
-        "paddle.static.setitem appends the op (a ShapeError, itself a ValueError), before the "
-        "test's assertRaises around exe.run; Paddle's kernel raises that ValueError at run time",
-})
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
