@@ -31,7 +31,7 @@ def c_mask(n: int, key: int, p: float) -> np.ndarray:
     return mask.numpy()
 
 
-@pytest.mark.parametrize("n", [1, 2, 7, 64, 1001])
+@pytest.mark.parametrize("n", [1, 2, 7, 64, 1001, 2 ** 17 + 3])  # the last on every core
 @pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 0.9, 1.0])
 def test_c_stream_is_splitmix64(n, p):
     for key in (0, 1, 2**63 + 12345, 2**64 - 1):
