@@ -6,9 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..frontend.callsite import _is_fluidc
-from ..frontend.dtypes import convert_dtype, dtype_name
+from ..frontend.dtypes import convert_dtype, dtype_name, to_numpy_dtype
 from ..frontend.errors import FluidcError
 from ..frontend.framework import Parameter, Program, Variable, capture_guard, program_guard
+from ..frontend.ops import VarInfo, get_op_def
+from ..passes.value_reads import values_read
 from ..frontend.ops.registry import EMPTY_VAR
 from . import autograd
 from .runner import PROGRAMS, op_key
@@ -145,8 +147,12 @@ class ConcreteProgram:
         # the program again: autograd._rerun) the outputs of its random ops only
         kept = [n for op in block.ops if self._single_block or autograd.draws(op.desc)
                 for n in op.desc.output_arg_names if n != EMPTY_VAR]
-        self._fetch_all = list(dict.fromkeys(self._fetch + kept))
         self._descs = [op.desc for op in block.ops]
+        # values no grad op reads are recorded as shape-only stand-ins, not fetched
+        self._stand_ins = _stand_ins(self._descs, block, kept, self._fetch) \
+            if self._single_block else {}
+        self._fetch_all = [n for n in dict.fromkeys(self._fetch + kept)
+                           if n not in self._stand_ins]
         self._op_keys = tuple(op_key(d) for d in self._descs)
         self._made = tuple(dict.fromkeys(n for d in self._descs for vs in d.outputs.values()
                                          for n in vs if n != EMPTY_VAR))
@@ -210,6 +216,8 @@ class ConcreteProgram:
         node = None
         if record:  # (with sub-blocks the written vars keep their names: the node, which runs
             values.update(feed)  # the program again, holds their fed values)
+            # a new array object per call: the tape knows arrays by id
+            values.update((n, a.view()) for n, a in self._stand_ins.items())
             node = Node(self._descs, values, values, {n: (t, t._node) for n, t in sources},
                         self._made,
                         key=self._op_keys, program=None if self._single_block else
@@ -227,6 +235,52 @@ class ConcreteProgram:
                 t._node = node
             return t
         return _map_names(self.outputs, out)
+
+
+def _stand_ins(descs: list, block, kept: list[str], fetch: list[str]) -> dict[str, np.ndarray]:
+    """{var: stand-in} for the values of a single-block trace that its backward never reads.
+
+    The backward (autograd's tape program) reads a recorded value only where a grad op its
+    op's grad maker makes reads it as a value once lowered, or a derivative of that grad op
+    does (create_graph): passes/value_reads.py. Other reads are of the shape alone (an
+    elementwise_add_grad's X and Y, the zeros of a grad nothing made). So the other values
+    need not leave the plan: the views and copies between products (a reshape's input and
+    output, a transpose's input), a softmax's input, a product whose bias add's grad reads it
+    for its shape stay inside the forward plan, which then aliases and fuses them as a
+    static program's (a Linear's bias add fused into the kernel after it). A
+    stand-in has the var's shape and dtype and holds NaN in every element (a read-only,
+    zero-stride array), so a read the analysis missed would show in the gradients. Only
+    float vars of a fully known shape (no -1 dim of an InputSpec) not returned, written to a
+    captured tensor or drawn by a random op (whose outputs the backward gets as made).
+    A value without elements (a reshape's or transpose's XShape) is its shape alone: an
+    empty array of it is that value, read or not (and fetched, it would keep the view op
+    that makes it from aliasing: passes/views.py)."""
+    def info_of(name: str) -> VarInfo | None:
+        v = block._find_var_recursive(name)
+        return None if v is None or any(d < 0 for d in v.shape) else v.info()
+    read = set()
+    for desc in descs:
+        grad = get_op_def(desc.type).grad
+        try:
+            gops = grad(desc) if grad is not None else []
+        except FluidcError:  # a grad this form refuses (at backward time): keep its values
+            read.update(desc.input_arg_names + desc.output_arg_names)
+            continue
+        for gop in gops:
+            read |= values_read(gop, info_of)
+    drawn = {n for d in descs if autograd.draws(d) for n in d.output_arg_names}
+    out = {}
+    for n in dict.fromkeys(kept):
+        v = block.var(n)
+        shape = tuple(v.shape)
+        if n in fetch or n in drawn or any(d < 0 for d in shape):
+            continue
+        dtype = np.dtype(to_numpy_dtype(v.dtype))
+        if 0 in shape:
+            out[n] = np.empty(shape, dtype)
+        elif n not in read and dtype.kind == "f":
+            out[n] = np.broadcast_to(np.array(np.nan, dtype), shape)
+    return out
 
 
 class _Name(str):
