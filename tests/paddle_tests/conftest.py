@@ -13,13 +13,14 @@ import pytest
 
 KNOWN_GAPS = {
     "test_optimizer_in_control_flow.py::TestMultiTask::test_optimzier_in_switch":
-        "fluidc's generated matrix-product kernels (fuse_gemm_epilogue, on by default on the "
-        "CPU) sum dOut @ W^T's 10 products in another order than the library call Paddle and "
-        "fluidc's dygraph make: with the file's constant weights the first layer's gradient is "
-        "0 in exact arithmetic, Paddle and fluidc's dygraph give 0.0, the static program "
-        "-1.5e-8 (0.0 with fuse_gemm_epilogue off), and Adam's normalization turns that into "
-        "a step, so the static hidden (390.374) misses dygraph's (390.167) by 5e-4 > rtol "
-        "1e-5; the branch updates themselves match Paddle (tests/test_branch_optimizer.py)",
+        "summation order: with the file's constant weights the first layer's gradient is 1.2 "
+        "times a sum of ten softmax gradients that is 0 in exact arithmetic; summed with a "
+        "separate multiply and add (MKL's product, which Paddle and fluidc's dygraph call) "
+        "the float32 sum is exactly 0.0, while fluidc's generated product (fuse_gemm_epilogue, "
+        "on by default on the CPU) uses fused multiply-adds and gets -1.5e-8, which Adam's "
+        "normalization turns into a step: the static hidden (390.374) misses dygraph's "
+        "(390.167) by 5e-4 > rtol 1e-5; the branch updates themselves match Paddle "
+        "(tests/test_branch_optimizer.py)",
 }
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
