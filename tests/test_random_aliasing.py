@@ -191,6 +191,37 @@ def test_aliasing_programs_agree_with_reference_on_c(prog, seed):
     _run_aliasing(prog, seed, [fluid.CPUPlace()])
 
 
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(aliasing_programs(), st.integers(0, 2**31))
+def test_runs_fetching_nothing_leave_the_references_state(prog, seed):
+    """A run fetching nothing executes every op, as Paddle's executor: values nothing reads
+    take storage too, and must not clobber what the program keeps (its in-place updates of
+    persistable state), under every strategy and with memory_optimize."""
+    program, feeds, state, _, dtype = prog
+    if not state:
+        return
+    init = _values(state, dtype, seed + 99)
+    feeds_per_run = [_values(feeds, dtype, seed + r) for r in range(2)]
+    ref_scope = _scope_with(init)
+    with np.errstate(all="ignore"):
+        for f in feeds_per_run:
+            run_reference(program, f, [], ref_scope)
+    want = {n: np.array(ref_scope.find_var(n).get_tensor()) for n in state}
+    for optimized in (False, True):
+        if optimized:
+            fluid.memory_optimize(program)
+        for s in STRATEGIES[:2] if optimized else STRATEGIES:
+            exe, scope = fluid.Executor(fluid.CPUPlace()), _scope_with(init)
+            compiled = fluid.CompiledProgram(program, build_strategy=s)
+            for f in feeds_per_run:
+                assert exe.run(compiled, feed=f, scope=scope) == []
+            for n in state:
+                np.testing.assert_allclose(
+                    np.array(scope.find_var(n).get_tensor()), want[n], equal_nan=True,
+                    **TOL[dtype], err_msg=f"{n} ({vars(s)}, memory_optimize {optimized}) of\n"
+                                          f"{program}")
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(aliasing_programs(max_dim=4), st.integers(0, 2**31))
 def test_aliasing_programs_agree_with_reference_on_triton(prog, seed):
