@@ -23,13 +23,15 @@ SUFFIX = {"float32": "f32", "float64": "f64"}
 @dataclass
 class MatmulSpec:
     """What the module needs of a matmul kernel: its buffers (params), its source and the
-    dtype of its product (whose packing and tile functions it calls)."""
+    dtype of its product (whose packing and tile functions it calls: those of a transposed X
+    where x_transposed)."""
 
     buffers: list[str]
     dtypes: list[np.dtype]
     written: list[bool]
     dtype: np.dtype
     source: str
+    x_transposed: bool = False
 
 
 def _row_offset(m_dims: tuple[int, ...], strides: list[int]) -> str:
@@ -87,14 +89,19 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
         body.append(f"b{buffers.index(product)}[m * {layout.n} + col] = tile[c];")
     source = _ENV.get_template("matmul.c.j2").render(
         name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
-        x=f"b{buffers.index(x)}", w=f"b{buffers.index(w)}",
+        x=f"b{buffers.index(x)}", w=f"b{buffers.index(w)}", x_transposed=layout.x_transposed,
         sk=layout.w_strides[0], sn=layout.w_strides[1],
         parallel=int(layout.m * layout.n * layout.k >= PARALLEL_MIN_FMAS),
         row_lines=row_lines, body=body)
-    return MatmulSpec(buffers, dtypes, written, dtype, source)
+    return MatmulSpec(buffers, dtypes, written, dtype, source, layout.x_transposed)
 
 
-def render_gemm_helpers(dtypes: list[np.dtype]) -> list[str]:
-    """The packing and tile functions for each dtype that has a matmul kernel."""
-    return [_ENV.get_template("gemm.c.j2").render(s=SUFFIX[d.name], T=c_type(d),
-                                                  I=f"int{8 * d.itemsize}_t") for d in dtypes]
+def render_gemm_helpers(specs: list[MatmulSpec]) -> list[str]:
+    """The packing and tile functions for each dtype that has a matmul kernel (the tiles of a
+    transposed X too where one has it)."""
+    transposed: dict[np.dtype, bool] = {}
+    for spec in specs:
+        transposed[spec.dtype] = transposed.get(spec.dtype, False) or spec.x_transposed
+    return [_ENV.get_template("gemm.c.j2").render(
+        s=SUFFIX[d.name], T=c_type(d), I=f"int{8 * d.itemsize}_t",
+        tiles=("", "_t") if t else ("",)) for d, t in transposed.items()]

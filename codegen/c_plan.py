@@ -82,7 +82,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
     defined: dict[str, str] = {}  # a kernel's code (its name left out) -> the kernel defining it
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
-    gemm_dtypes: list = []
+    gemms: list = []  # the specs of kernels calling the product helpers
     names = kernel_names(steps)
     for part in segments(steps):
         if isinstance(part, Extern):
@@ -95,7 +95,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
             if isinstance(step, MatmulKernel):
                 spec = render_matmul(step, infos, _NAME, storage)
                 source = spec.source
-                gemm_dtypes.append(spec.dtype)
+                gemms.append(spec)
             elif isinstance(step, PoolKernel):
                 spec = render_pool(step, infos, _NAME, storage)
                 source = spec.source
@@ -105,7 +105,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
             elif isinstance(step, AttentionKernel):
                 spec = render_attention(step, infos, _NAME, storage)
                 source = spec.source
-                gemm_dtypes.append(spec.dtype)
+                gemms.append(spec)
             else:
                 spec = build_spec(step, infos, storage)
                 source = render_kernel(spec, _NAME, orphan)
@@ -135,7 +135,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
         calls.insert(0, f"const int64_t {BATCH} = (int64_t)(intptr_t)s[0];")
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
         schedule.append(rendered[-1]["name"])
-    helpers = render_gemm_helpers(list(dict.fromkeys(gemm_dtypes)))
+    helpers = render_gemm_helpers(gemms)
     source = render_module(kernels, rendered, helpers)
     if _log.isEnabledFor(logging.DEBUG):
         _log.debug("module: %d kernels (%d distinct) in %d segments, %d library calls, %d lines "

@@ -95,10 +95,17 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
 
 
 def measured_shape(s: ProductShape) -> ProductShape:
-    """The shape a product's choice is measured and kept under: its rows rounded up to a power
-    of two, at most MEASURE_MAX_ROWS. Past a few hundred rows the choice barely moves with
-    them, and a plan serving every batch size then measures a few shapes, not one per size."""
-    return dataclasses.replace(s, m=min(1 << (s.m - 1).bit_length(), MEASURE_MAX_ROWS))
+    """The shape a product's choice is measured and kept under: its rows (the batch's dim: of
+    a transposed X, a weight's gradient, the k summed over) rounded up to a power of two, at
+    most MEASURE_MAX_ROWS. Past a few hundred rows the choice barely moves with them, and a
+    plan serving every batch size then measures a few shapes, not one per size."""
+    if s.x_transposed:
+        return dataclasses.replace(s, k=_rounded(s.k))
+    return dataclasses.replace(s, m=_rounded(s.m))
+
+
+def _rounded(rows: int) -> int:
+    return min(1 << (rows - 1).bit_length(), MEASURE_MAX_ROWS)
 
 
 def recorded() -> dict[str, dict]:
@@ -112,11 +119,11 @@ def measure(shapes: list[ProductShape]) -> dict[str, dict]:
     for i, s in enumerate(shapes):
         dtype, m = convert_dtype(s.dtype), s.m
         x, w, out = f"x{i}", f"w{i}", f"out{i}"
-        infos[x] = VarInfo((m, s.k), dtype)
+        infos[x] = VarInfo((s.k, m) if s.x_transposed else (m, s.k), dtype)
         infos[w] = VarInfo((s.n, s.k) if s.transposed else (s.k, s.n), dtype)
         infos[out] = VarInfo((m, s.n), dtype)
         op = OpDesc("matmul_v2", {"X": [x], "Y": [w]}, {"Out": [out]},
-                    {"trans_x": False, "trans_y": s.transposed})
+                    {"trans_x": s.x_transposed, "trans_y": s.transposed})
         ops.append(op)
         steps += [MatmulKernel([op], (m, s.n), [x, w], [out]), Extern(op)]
     module = generate_c(steps, infos)
@@ -163,7 +170,8 @@ def _best_of(*fns) -> tuple[list[float], bool]:
 
 
 def _name(s: ProductShape) -> str:
-    return f"{s.dtype} {s.m}x{s.k} @ {'[n,k]^T' if s.transposed else '[k,n]'} n={s.n}"
+    x = f"[k,m]^T m={s.m} k={s.k}" if s.x_transposed else f"{s.m}x{s.k}"
+    return f"{s.dtype} {x} @ {'[n,k]^T' if s.transposed else '[k,n]'} n={s.n}"
 
 
 def _path():

@@ -31,16 +31,22 @@ def _pydot():
 
 class _Vars:
     """Var nodes, one per value: reading takes the current version's node, writing makes a new
-    one."""
+    one. `storage` (compiled steps): a var no step writes that lives in another's storage is
+    a view of it, drawn with a dashed edge from that var's value."""
 
-    def __init__(self, dot, pydot) -> None:
+    def __init__(self, dot, pydot, storage=None) -> None:
         self.dot, self.pydot = dot, pydot
+        self.storage = storage
         self.current: dict[str, str] = {}
         self.count = 0
 
     def read(self, name: str) -> str:
         if name not in self.current:
-            return self._new(name)
+            node = self._new(name)
+            root = self.storage(name) if self.storage else name
+            if root in self.current and root != name:
+                self.dot.add_edge(self.pydot.Edge(self.current[root], node, style="dashed"))
+            return node
         return self.current[name]
 
     def write(self, name: str) -> str:
@@ -89,7 +95,7 @@ def steps_graph(lowered):
     library calls as boxes."""
     pydot = _pydot()
     dot = pydot.Dot("compiled", graph_type="digraph", compound="true", **_STYLE)
-    values = _Vars(dot, pydot)
+    values = _Vars(dot, pydot, lowered.storage)
     state = set(lowered.state)
     for k, (_, step) in enumerate(flat_steps(lowered.steps)):
         if isinstance(step, Extern):

@@ -15,24 +15,27 @@ from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo
 from ..frontend.ops.registry import EMPTY_VAR
 from .conv_fusion import _op
+from .lower import TempNamer
 
 
 @dataclass(frozen=True)
 class ProductShape:
     """What a product's speed depends on: out[m, n] = x[m, k] @ w, w [k, n] or, transposed,
-    [n, k]; in `dtype` (a numpy name)."""
+    [n, k]; in `dtype` (a numpy name); x [m, k] or, x_transposed, [k, m]."""
 
     m: int
     n: int
     k: int
     transposed: bool
     dtype: str
+    x_transposed: bool = False
 
 
 @dataclass(frozen=True)
 class GemmLayout:
-    """out[M, N] = x[M, K] @ w[K, N], x and out row-major; w element (k, n) at
-    w[k * w_strides[0] + n * w_strides[1]] (a transposed Y is only other strides)."""
+    """out[M, N] = x[M, K] @ w[K, N], out row-major; w element (k, n) at
+    w[k * w_strides[0] + n * w_strides[1]] (a transposed Y is only other strides); x row-major
+    [M, K] or, x_transposed, [K, M] (a transposed X: a weight's gradient)."""
 
     x: str
     w: str
@@ -42,18 +45,20 @@ class GemmLayout:
     k: int
     w_strides: tuple[int, int]
     dtype: str  # a numpy dtype name
+    x_transposed: bool = False
 
     @property
     def shape(self) -> ProductShape:
-        return ProductShape(self.m, self.n, self.k, self.w_strides != (self.n, 1), self.dtype)
+        return ProductShape(self.m, self.n, self.k, self.w_strides != (self.n, 1), self.dtype,
+                            self.x_transposed)
 
 
 GEMM_DTYPES = (np.float32, np.float64)
 
 
 def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
-    """How `op` multiplies, when it is a product of a row-major X by a 2-D Y in float32/64:
-    mul with y_num_col_dims 1, matmul (alpha 1) and matmul_v2 without a transposed X."""
+    """How `op` multiplies, when it is a product of X by a 2-D Y in float32/64: mul with
+    y_num_col_dims 1, matmul (alpha 1) and matmul_v2, a transposed X only where it is 2-D."""
     if op.type not in ("mul", "matmul", "matmul_v2"):
         return None
     x, y, out = op.input("X")[0], op.input("Y")[0], op.output("Out")[0]
@@ -69,20 +74,20 @@ def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
         if op.attr("y_num_col_dims") != 1:
             return None
         m, k = math.prod(xs[:xn]), math.prod(xs[xn:])
-        transposed = False
+        tx = transposed = False
     else:
         if "trans_x" in op.attrs:
             tx, transposed, alpha = op.attr("trans_x"), op.attr("trans_y"), 1.0
         else:
             tx, transposed, alpha = op.attr("transpose_X"), op.attr("transpose_Y"), op.attr("alpha")
-        if tx or float(alpha) != 1.0:
+        if (tx and len(xs) != 2) or float(alpha) != 1.0:
             return None
-        m, k = math.prod(xs[:-1]), xs[-1]
+        m, k = (xs[1], xs[0]) if tx else (math.prod(xs[:-1]), xs[-1])
     n = ys[0] if transposed else ys[1]
     if (ys[1] if transposed else ys[0]) != k:
         return None
     return GemmLayout(x, y, out, m, n, k, (1, k) if transposed else (n, 1),
-                      np.dtype(dtype).name)
+                      np.dtype(dtype).name, bool(tx))
 
 
 def generated_products(ops: list[OpDesc], infos: dict[str, VarInfo], written: set[str],
@@ -106,25 +111,49 @@ def generated_products(ops: list[OpDesc], infos: dict[str, VarInfo], written: se
 
 
 def split_mul_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
-    """mul_grad's dX = dOut @ Y^T as a matmul_v2 of its own (trans_y: only other strides of
-    Y), before the mul_grad left with dY alone, where dOut and dX are the product's shapes as
-    they are (X has one dim past x_num_col_dims): the product is then a generated one where
-    generated_products says so, with the grad ops after it as its epilogue. MKL's product of
-    that shape measured 11-16 ms for the bench transformer's FFN grads ([1024, 1024] @
-    [1024, 256]^T) on this machine's AMD cores, the generated one 1.5 ms. dY (a transposed X,
-    which the generated kernel does not take) stays one torch product: a transpose2 copy of X
-    for a generated dY measured 0.89x the step but a bigger arena peak (docs/architecture.md)."""
+    """mul_grad's two products as matmul_v2 ops of their own, each then a generated one where
+    generated_products says so, with the grad ops after it as its epilogue:
+    - dX = dOut @ Y^T (trans_y: only other strides of Y), where dOut and dX are the product's
+      shapes as they are (X has one dim past x_num_col_dims). MKL's product of that shape
+      measured 11-16 ms for the bench transformer's FFN grads ([1024, 1024] @ [1024, 256]^T)
+      on this machine's AMD cores, the generated one 1.5 ms;
+    - dY = X^T @ dOut over X and dOut viewed as matrices (reshape2 views: no copy), where Y
+      is one (trans_x: X read down its columns, no transposed copy; a transpose2 copy of X
+      measured 0.89x the step but a bigger arena peak, docs/architecture.md).
+    What neither takes stays the mul_grad, left with those outputs alone."""
+    namer = TempNamer(infos, "@mul_grad@")
     out: list[OpDesc] = []
     for op in ops:
-        dx = op.outputs.get("X@GRAD", [EMPTY_VAR])[0] if op.type == "mul_grad" else EMPTY_VAR
-        x = op.input("X")[0] if dx != EMPTY_VAR else None
-        if x is None or x not in infos or dx not in infos or op.attr("y_num_col_dims") != 1 \
-                or len(infos[x].shape) != op.attr("x_num_col_dims") + 1:
+        if op.type != "mul_grad" or op.attr("y_num_col_dims") != 1:
             out.append(op)
             continue
-        out.append(_op("matmul_v2", {"X": op.input("Out@GRAD"), "Y": op.input("Y")},
-                       {"Out": [dx]}, {"trans_y": True}))
-        rest = {k: v for k, v in op.outputs.items() if k != "X@GRAD"}
+        x, y, dout = op.input("X")[0], op.input("Y")[0], op.input("Out@GRAD")[0]
+        dx, dy = (op.outputs.get(slot, [EMPTY_VAR])[0] for slot in ("X@GRAD", "Y@GRAD"))
+        rest = dict(op.outputs)
+        known = all(n in infos for n in (x, y, dout))
+        if known and dx in infos and len(infos[x].shape) == op.attr("x_num_col_dims") + 1:
+            out.append(_op("matmul_v2", {"X": [dout], "Y": [y]}, {"Out": [dx]},
+                           {"trans_y": True}))
+            del rest["X@GRAD"]
+        if known and dy in infos and len(infos[y].shape) == 2 \
+                and to_numpy_dtype(infos[x].dtype) in GEMM_DTYPES:
+            xs, xn = tuple(infos[x].shape), op.attr("x_num_col_dims")
+            rows = math.prod(xs[:xn])
+            matrices = [_as_matrix(v, (rows, cols), infos, namer, out)
+                        for v, cols in ((x, math.prod(xs[xn:])), (dout, infos[y].shape[1]))]
+            out.append(_op("matmul_v2", {"X": matrices[:1], "Y": matrices[1:]}, {"Out": [dy]},
+                           {"trans_x": True}))
+            del rest["Y@GRAD"]
         if any(n != EMPTY_VAR for v in rest.values() for n in v):
             out.append(OpDesc(op.type, dict(op.inputs), rest, dict(op.attrs)))
     return out
+
+
+def _as_matrix(name: str, shape: tuple[int, int], infos: dict[str, VarInfo], namer,
+               out: list[OpDesc]) -> str:
+    """`name` itself where it has `shape`, else a reshape2 of it (appended to `out`)."""
+    if tuple(infos[name].shape) == shape:
+        return name
+    view = namer(VarInfo(shape, infos[name].dtype))
+    out.append(_op("reshape2", {"X": [name]}, {"Out": [view]}, {"shape": list(shape)}))
+    return view

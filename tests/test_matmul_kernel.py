@@ -91,6 +91,30 @@ def test_transposed_weights_packed_in_blocks_and_tails(m, k, n, dtype, tol):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
 
 
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-5), ("float64", 1e-12)])
+@pytest.mark.parametrize("m,k,n,trans_y", [(1, 1, 1, False), (5, 3, 10, True), (7, 65, 64, False),
+                                           (64, 200, 65, True), (130, 130, 130, False),
+                                           (13, 17, 200, True)])
+def test_transposed_x_read_down_its_columns(m, k, n, trans_y, dtype, tol):
+    """X stored [k, m] (a weight's gradient: X^T @ dOut), tails everywhere, an epilogue."""
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    xs, ws = rng.normal(size=(k, m)).astype(dtype), rng.normal(size=(k, n)).astype(dtype)
+    bs = rng.normal(size=(n,)).astype(dtype)
+    if trans_y:
+        ws = np.ascontiguousarray(ws.T)
+
+    def build():
+        x = paddle.static.data("x", [k, m], dtype)
+        w = paddle.static.data("w", list(ws.shape), dtype)
+        b = paddle.static.data("b", [n], dtype)
+        return [paddle.nn.functional.relu(
+            paddle.matmul(x, w, transpose_x=True, transpose_y=trans_y) + b)]
+    (got,), steps, _ = _run(build, {"x": xs, "w": ws, "b": bs})
+    assert _kinds(steps) == ["MatmulKernel"]
+    want = np.maximum(xs.T @ (ws.T if trans_y else ws) + bs, 0)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
+
+
 def test_epilogue_operands_broadcast_over_leading_dims():
     """mul flattening [2, 3, 8] at 2 dims: a [2, 1, 5] operand repeats over the middle dim."""
     rng = np.random.default_rng(4)
@@ -191,8 +215,8 @@ def _generated(plan) -> list[str]:
 @pytest.mark.parametrize("case", range(6))
 def test_training_products_by_trained_weights_are_generated_when_there_is_no_tier0(case):
     """A training plan that cannot run on tier 0 (tanh, softmax: not numpy-exact) generates
-    every product it can, the weights the optimizer rewrites included, and mul_grad's dX
-    (split_mul_grads); over random sizes,
+    every product it can, the weights the optimizer rewrites included, and mul_grad's dX and
+    dY (split_mul_grads); over random sizes,
     dtypes and a transposed weight, three Adam steps give the losses and parameters of the
     library products and of the numpy reference executor."""
     rng = seeded(f"train-products-{case}")
@@ -216,10 +240,11 @@ def test_training_products_by_trained_weights_are_generated_when_there_is_no_tie
         fluid.optimizer.Adam(0.01).minimize(loss)
         return loss
     got, got_params, plan = _train(build, feeds, True)
-    # The three forward products, and the last fc's dX (split from its mul_grad).
-    assert sorted(_generated(plan)) == ["matmul_v2", "matmul_v2", "mul", "mul"]
-    assert [list(s.op.outputs) for s in plan.lowered.steps if getattr(s, "op", None)
-            and s.op.type == "mul_grad"] == [["Y@GRAD"]] * 2
+    # The three forward products, the last fc's dX and both fc weights' gradients (split
+    # from their mul_grads, which are gone).
+    assert sorted(_generated(plan)) == ["matmul_v2"] * 4 + ["mul"] * 2
+    assert not [s for s in plan.lowered.steps if getattr(s, "op", None)
+                and s.op.type == "mul_grad"]
     lib, lib_params, lib_plan = _train(build, feeds, False)
     assert _generated(lib_plan) == []
     ref, ref_params, _ = _train(build, feeds, None)
@@ -256,17 +281,20 @@ def test_tier0_training_plan_keeps_library_products(tiered, monkeypatch):
 
 
 def test_products_the_kernel_does_not_take_stay_library_calls():
-    """Integer products and transposed X go to the library; results still match numpy."""
+    """A transposed X of more than two dims (a batch of products) goes to the library, a 2-D
+    one is generated (read down its columns); results match numpy either way."""
     rng = np.random.default_rng(8)
-    xs, ws = rng.normal(size=(5, 4)).astype("float32"), rng.normal(size=(5, 3)).astype("float32")
+    for lead in ((), (2,)):
+        xs = rng.normal(size=lead + (5, 4)).astype("float32")
+        ws = rng.normal(size=(5, 3)).astype("float32")
 
-    def build():
-        x = paddle.static.data("x", [5, 4], "float32")
-        w = paddle.static.data("w", [5, 3], "float32")
-        return [paddle.matmul(x, w, transpose_x=True)]
-    (got,), steps, _ = _run(build, {"x": xs, "w": ws})
-    assert "MatmulKernel" not in _kinds(steps)
-    np.testing.assert_allclose(got, xs.T @ ws, rtol=1e-5, atol=1e-6)
+        def build():
+            x = paddle.static.data("x", list(xs.shape), "float32")
+            w = paddle.static.data("w", [5, 3], "float32")
+            return [paddle.matmul(x, w, transpose_x=True)]
+        (got,), steps, _ = _run(build, {"x": xs, "w": ws})
+        assert ("MatmulKernel" in _kinds(steps)) == (not lead)
+        np.testing.assert_allclose(got, np.swapaxes(xs, -1, -2) @ ws, rtol=1e-5, atol=1e-6)
 
 
 def test_epilogue_operand_gives_its_storage_to_the_output():

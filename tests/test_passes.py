@@ -4,7 +4,7 @@ import pytest
 
 import fluidc as fluid
 from fluidc.passes import prune_ops
-from fluidc.passes.fuse import Concurrent, Kernel
+from fluidc.passes.fuse import Concurrent, Kernel, MatmulKernel
 from fluidc.runtime.reference import ReferencePlan
 
 
@@ -202,7 +202,46 @@ def test_enable_inplace_writes_a_kernel_output_over_its_dying_input():
     np.testing.assert_allclose(results[True], [np.maximum(xs @ w_val, 0).mean() * 2], rtol=1e-5)
 
 
-def test_all_parameter_updates_run_in_one_concurrent_step():
+def test_an_add_grad_passing_dout_on_is_a_view_not_a_copy():
+    """The gradient of an add's side with Out's shape is dOut itself (a view of its storage),
+    of a sub's X too; a sub's Y (-dOut) and a broadcast side (a sum) are computed. Values
+    checked against finite differences of the loss."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [4, 6], "float32")
+        y = fluid.data("y", [4, 6], "float32")
+        b = fluid.data("b", [6], "float32")
+        for v in (x, y, b):
+            v.stop_gradient = False
+        s = fluid.layers.elementwise_sub(fluid.layers.tanh(x), fluid.layers.tanh(y))
+        loss = fluid.layers.reduce_sum(fluid.layers.square(s + b + x))
+        grads = fluid.backward.gradients([loss], [x, y, b])
+    rng = np.random.default_rng(3)
+    feed = {n: rng.normal(size=shape).astype("float32")
+            for n, shape in (("x", (4, 6)), ("y", (4, 6)), ("b", (6,)))}
+    exe = fluid.Executor(fluid.CPUPlace())
+    got = exe.run(main, feed=feed, fetch_list=grads)
+    plan = next(iter(exe._plans.values()))
+    ops = [op.type for s in plan.lowered.steps
+           for op in (s.ops if hasattr(s, "ops") else [s.op])]
+    assert "elementwise_add_grad_x" not in ops and "elementwise_add_grad_y" in ops
+    assert "elementwise_sub_grad_x" not in ops and "elementwise_sub_grad_y" in ops
+    assert any(plan.lowered.storage(n) != n for n in plan.lowered.infos if n.endswith("@GRAD"))
+
+    def f(x, y, b):
+        return np.sum((np.tanh(x) - np.tanh(y) + b + x) ** 2, dtype=np.float64)
+    args = [feed[n].astype(np.float64) for n in ("x", "y", "b")]
+    for i, g in enumerate(got):
+        num = np.zeros_like(args[i])
+        for j in np.ndindex(num.shape):
+            hi, lo = [a.copy() for a in args], [a.copy() for a in args]
+            hi[i][j] += 1e-6
+            lo[i][j] -= 1e-6
+            num[j] = (f(*hi) - f(*lo)) / 2e-6
+        np.testing.assert_allclose(g, num, rtol=1e-4, atol=1e-4)
+
+
+def test_parameter_updates_run_in_their_gradients_products_or_one_concurrent_step():
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):
         x = fluid.layers.data(name="x", shape=[8], dtype="float32")
@@ -217,7 +256,11 @@ def test_all_parameter_updates_run_in_one_concurrent_step():
     plan = next(p for p in exe._plans.values() if p.lowered.fetches == [loss.name])
     groups = [s for s in plan.lowered.steps if isinstance(s, Concurrent)]
     updates = [[op.type for op in g.ops] for g in groups]
-    assert ["adam_update"] * 6 in updates  # the six parameters' updates, one parallel region
+    # A weight's update is its gradient product's epilogue; the biases' three run in one
+    # parallel region.
+    in_products = [op.type for s in plan.lowered.steps if isinstance(s, MatmulKernel)
+                   for op in s.ops[1:] if op.type == "adam_update"]
+    assert in_products == ["adam_update"] * 3 and ["adam_update"] * 3 in updates
     assert plan.module.source.count("#pragma omp parallel\n") == len(groups)
 
 

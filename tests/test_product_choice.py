@@ -155,6 +155,20 @@ def test_choices_are_measured_and_kept_per_row_bucket(measured, monkeypatch):
     assert list(real) == [product_choice._name(ProductShape(4096, 16, 8, False, "float32"))]
 
 
+def test_a_weight_gradient_is_measured_per_bucket_of_its_summed_rows(measured, monkeypatch):
+    """X^T @ dOut (x_transposed: X [k, m]) sums over the batch's rows, its k: k is rounded,
+    m kept; the real measurement times the transposed product and names it apart."""
+    asked = _fake_times(monkeypatch, library_faster={(128, 256, 2048)})
+    grads = {ProductShape(128, 256, k, False, "float32", True) for k in (1500, 2000, 2048)}
+    assert product_choice.choose_products(grads) == set()
+    assert [(s.m, s.k, s.x_transposed) for s in asked[0]] == [(128, 2048, True)]
+    plain = ProductShape(128, 256, 2048, False, "float32")
+    assert product_choice._name(plain) != product_choice._name(next(iter(grads)))
+    real = product_choice.measure([ProductShape(128, 256, 2048, False, "float32", True)])
+    entry, = real.values()
+    assert entry["generated_s"] > 0 and entry["library_s"] > 0
+
+
 def test_small_products_are_generated_unmeasured(monkeypatch, tmp_path):
     monkeypatch.setenv("FLUIDC_PRODUCTS", "measured")
     monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))

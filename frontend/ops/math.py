@@ -46,6 +46,10 @@ def _chosen(o, won, x, y, d):
     return o.where(won, d, o.where(o.eq(x, y), o.truediv(d, o.constant(2, d.dtype)), zero))
 
 
+# The sides whose gradient is dOut unchanged (where the side has Out's shape).
+_PASSED_ON = {("add", "X"), ("add", "Y"), ("sub", "X")}
+
+
 def _elementwise_grad_lowering(kind: str):
     """elementwise_<kind>_grad -> a partial per needed side, summed back to that side's shape."""
     def lower(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
@@ -60,6 +64,12 @@ def _elementwise_grad_lowering(kind: str):
                 inputs["Out"] = op.input("Out")
             side_shape = infos[op.input(side)[0]].shape
             if tuple(side_shape) == tuple(out_shape):
+                if (kind, side) in _PASSED_ON and \
+                        infos[target[0]].dtype == infos[op.input("Out@GRAD")[0]].dtype:
+                    # dOut itself: a view of it (no copy where nothing writes dOut later)
+                    ops.append(OpDesc("reshape2", {"X": op.input("Out@GRAD")}, {"Out": target},
+                                      {"shape": list(out_shape)}))
+                    continue
                 ops.append(OpDesc(f"elementwise_{kind}_grad_{side.lower()}", inputs,
                                   {"Out": target}, {"axis": op.attrs["axis"]}))
                 continue
