@@ -723,7 +723,9 @@ def _matmul_run(ins, outs, a, rng):
     x2, y2 = _as_matrices(ins["X"][0], ins["Y"][0], tx, ty)
     out = outs["Out"][0]
     # Out less its dropped unit dims is contiguous, so the product can land in a view of it.
-    full = torch.broadcast_shapes(x2.shape[:-2], y2.shape[:-2]) + (x2.shape[-2], y2.shape[-1])
+    # (numpy's broadcast_shapes: torch's imports sympy on its first call, 0.5 s.)
+    full = np.broadcast_shapes(tuple(x2.shape[:-2]), tuple(y2.shape[:-2])) + \
+        (x2.shape[-2], y2.shape[-1])
     torch.matmul(x2, y2, out=out.view(full))
     if alpha != 1.0:
         out.mul_(alpha)
