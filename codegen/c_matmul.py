@@ -87,11 +87,13 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     body += [f"{ref[o]}[{index[o]}] = {names[v.id]};" for o, v in spec.stores]
     if stores_product:
         body.append(f"b{buffers.index(product)}[m * {layout.n} + col] = tile[c];")
+    k, n = layout.k, layout.n
     source = _ENV.get_template("matmul.c.j2").render(
         name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
         x=f"b{buffers.index(x)}", w=f"b{buffers.index(w)}", x_transposed=layout.x_transposed,
-        sk=layout.w_strides[0], sn=layout.w_strides[1],
-        parallel=int(layout.m * layout.n * layout.k >= PARALLEL_MIN_FMAS),
+        sk=layout.w_strides[0], sn=layout.w_strides[1], batch=layout.batch,
+        x_size=layout.m * k, w_size=k * n,
+        parallel=int(layout.batch * layout.m * n * k >= PARALLEL_MIN_FMAS),
         row_lines=row_lines, body=body)
     return MatmulSpec(buffers, dtypes, written, dtype, source, layout.x_transposed)
 

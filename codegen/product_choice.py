@@ -77,7 +77,8 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
         return set(shapes)
     if how == "library":
         return set()
-    big = {s: _name(measured_shape(s)) for s in shapes if s.m * s.n * s.k >= MEASURE_MIN_FMAS}
+    big = {s: _name(measured_shape(s)) for s in shapes
+           if s.batch * s.m * s.n * s.k >= MEASURE_MIN_FMAS}
     known: dict[str, dict] = {}
     if big:
         path = _path()
@@ -96,9 +97,12 @@ def choose_products(shapes: set[ProductShape]) -> set[ProductShape]:
 
 def measured_shape(s: ProductShape) -> ProductShape:
     """The shape a product's choice is measured and kept under: its rows (the batch's dim: of
-    a transposed X, a weight's gradient, the k summed over) rounded up to a power of two, at
-    most MEASURE_MAX_ROWS. Past a few hundred rows the choice barely moves with them, and a
-    plan serving every batch size then measures a few shapes, not one per size."""
+    a transposed X, a weight's gradient, the k summed over; of a batched product, its count
+    of matrices) rounded up to a power of two, at most MEASURE_MAX_ROWS. Past a few hundred
+    rows the choice barely moves with them, and a plan serving every batch size then
+    measures a few shapes, not one per size."""
+    if s.batch > 1:
+        return dataclasses.replace(s, batch=_rounded(s.batch))
     if s.x_transposed:
         return dataclasses.replace(s, k=_rounded(s.k))
     return dataclasses.replace(s, m=_rounded(s.m))
@@ -117,15 +121,15 @@ def measure(shapes: list[ProductShape]) -> dict[str, dict]:
     """Each shape's best time (seconds) generated and by the library, and the choice."""
     steps, infos, ops = [], {}, []
     for i, s in enumerate(shapes):
-        dtype, m = convert_dtype(s.dtype), s.m
+        dtype, m, b = convert_dtype(s.dtype), s.m, (s.batch,) if s.batch > 1 else ()
         x, w, out = f"x{i}", f"w{i}", f"out{i}"
-        infos[x] = VarInfo((s.k, m) if s.x_transposed else (m, s.k), dtype)
-        infos[w] = VarInfo((s.n, s.k) if s.transposed else (s.k, s.n), dtype)
-        infos[out] = VarInfo((m, s.n), dtype)
+        infos[x] = VarInfo(b + ((s.k, m) if s.x_transposed else (m, s.k)), dtype)
+        infos[w] = VarInfo(b + ((s.n, s.k) if s.transposed else (s.k, s.n)), dtype)
+        infos[out] = VarInfo(b + (m, s.n), dtype)
         op = OpDesc("matmul_v2", {"X": [x], "Y": [w]}, {"Out": [out]},
                     {"trans_x": s.x_transposed, "trans_y": s.transposed})
         ops.append(op)
-        steps += [MatmulKernel([op], (m, s.n), [x, w], [out]), Extern(op)]
+        steps += [MatmulKernel([op], b + (m, s.n), [x, w], [out]), Extern(op)]
     module = generate_c(steps, infos)
     rng = np.random.default_rng(0)
     tensors = {n: torch.from_numpy(rng.random(v.shape, dtype=to_numpy_dtype(v.dtype)))
@@ -171,6 +175,8 @@ def _best_of(*fns) -> tuple[list[float], bool]:
 
 def _name(s: ProductShape) -> str:
     x = f"[k,m]^T m={s.m} k={s.k}" if s.x_transposed else f"{s.m}x{s.k}"
+    if s.batch > 1:
+        x = f"{s.batch} x {x}"
     return f"{s.dtype} {x} @ {'[n,k]^T' if s.transposed else '[k,n]'} n={s.n}"
 
 

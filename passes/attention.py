@@ -26,7 +26,7 @@ from ..frontend.ops import VarInfo, get_op_def
 from ..frontend.ops.define import aligned_shapes
 from ..frontend.ops.nn import SOFTMAX_FLOOR
 from ..frontend.ops.tensor import _mm_flags
-from .fuse import Extern, Fused, Kernel, Step
+from .fuse import Extern, Fused, Kernel, MatmulKernel, Step
 from .scheduler import step_accesses
 
 FLOATS = (VarType.FP32, VarType.FP64)
@@ -119,6 +119,18 @@ class _Chain:
         s = self.steps[i] if 0 <= i < len(self.steps) else None
         return s.op if isinstance(s, Extern) and s.op.type in types else None
 
+    def product(self, i: int) -> tuple | None:
+        """(the matmul op, the ops after it in its step, the step's one output) of a matmul
+        or matmul_v2 at step i, a library call or a generated product with its epilogue."""
+        op = self.extern(i, "matmul_v2", "matmul")
+        if op is not None:
+            return op, [], op.output("Out")[0]
+        s = self.steps[i] if 0 <= i < len(self.steps) else None
+        if isinstance(s, MatmulKernel) and s.matmul.type in ("matmul_v2", "matmul") \
+                and len(s.outputs) == 1:
+            return s.matmul, s.ops[1:], s.outputs[0]
+        return None
+
     def scaled(self, var: str, reader: int) -> tuple[str, float | None, int | None]:
         """(the var scaled, the factor, its kernel step) when var is made by a kernel of one
         plain `scale` alone and read by `reader` alone, else (var, None, None)."""
@@ -144,9 +156,10 @@ class _Chain:
 
     def find(self, i: int) -> tuple[AttentionKernel, set[int]] | None:
         """The kernel replacing the chain starting at step i and the steps it replaces."""
-        mm1 = self.extern(i, "matmul_v2", "matmul")
-        if mm1 is None or _mm_flags(mm1.attrs)[:2] != (False, True):
+        first = self.product(i)
+        if first is None or _mm_flags(first[0].attrs)[:2] != (False, True):
             return None
+        mm1, score_epilogue, made1 = first
         alpha = _mm_flags(mm1.attrs)[2]
         infos = self.infos
         q4, k4 = mm1.input("X")[0], mm1.input("Y")[0]
@@ -161,13 +174,13 @@ class _Chain:
         j = i + 1
         soft = self.steps[j] if j < len(self.steps) else None
         if not isinstance(soft, Kernel) or soft.axes != (3,) or len(soft.outputs) != 1 \
-                or not self.only_read_by(scores, j):
+                or not self.only_read_by(made1, j):
             return None
         # the score ops, the softmax, the scales of its result
         score_ops: list = [("scale", alpha)] if alpha != 1.0 else []
         mask = mask_shape = None
         x = scores
-        ops = soft.ops
+        ops = score_epilogue + soft.ops  # a generated product's epilogue: its first score ops
         k = 0
         while k < len(ops) and ops[k].type in ("scale", "elementwise_add") \
                 and ops[k].origin != "softmax":
@@ -204,8 +217,11 @@ class _Chain:
             p = op.output("Out")[0]
         if soft.outputs != [p]:
             return None
-        mm2 = self.extern(j + 1, "matmul_v2", "matmul")
-        if mm2 is None or mm2.input("X") != [p] or _mm_flags(mm2.attrs) != (False, False, 1.0) \
+        second = self.product(j + 1)
+        if second is None or second[1]:
+            return None
+        mm2 = second[0]
+        if mm2.input("X") != [p] or _mm_flags(mm2.attrs) != (False, False, 1.0) \
                 or not self.only_read_by(p, j + 1):
             return None
         v4 = mm2.input("Y")[0]

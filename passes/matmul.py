@@ -14,6 +14,7 @@ import numpy as np
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import OpDesc, VarInfo
 from ..frontend.ops.registry import EMPTY_VAR
+from ..frontend.ops.tensor import _mm_flags
 from .conv_fusion import _op
 from .lower import TempNamer
 
@@ -21,7 +22,8 @@ from .lower import TempNamer
 @dataclass(frozen=True)
 class ProductShape:
     """What a product's speed depends on: out[m, n] = x[m, k] @ w, w [k, n] or, transposed,
-    [n, k]; in `dtype` (a numpy name); x [m, k] or, x_transposed, [k, m]."""
+    [n, k]; in `dtype` (a numpy name); x [m, k] or, x_transposed, [k, m]; `batch` such
+    products of as many matrices each (a batched product: attention's)."""
 
     m: int
     n: int
@@ -29,13 +31,15 @@ class ProductShape:
     transposed: bool
     dtype: str
     x_transposed: bool = False
+    batch: int = 1
 
 
 @dataclass(frozen=True)
 class GemmLayout:
     """out[M, N] = x[M, K] @ w[K, N], out row-major; w element (k, n) at
     w[k * w_strides[0] + n * w_strides[1]] (a transposed Y is only other strides); x row-major
-    [M, K] or, x_transposed, [K, M] (a transposed X: a weight's gradient)."""
+    [M, K] or, x_transposed, [K, M] (a transposed X: a weight's gradient). `batch` > 1: X, W
+    and out are that many matrices each, one after the other (X and Y of equal batch dims)."""
 
     x: str
     w: str
@@ -46,19 +50,21 @@ class GemmLayout:
     w_strides: tuple[int, int]
     dtype: str  # a numpy dtype name
     x_transposed: bool = False
+    batch: int = 1
 
     @property
     def shape(self) -> ProductShape:
         return ProductShape(self.m, self.n, self.k, self.w_strides != (self.n, 1), self.dtype,
-                            self.x_transposed)
+                            self.x_transposed, self.batch)
 
 
 GEMM_DTYPES = (np.float32, np.float64)
 
 
 def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
-    """How `op` multiplies, when it is a product of X by a 2-D Y in float32/64: mul with
-    y_num_col_dims 1, matmul (alpha 1) and matmul_v2, a transposed X only where it is 2-D."""
+    """How `op` multiplies, when it is a product in float32/64 of X by a 2-D Y (X's leading
+    dims are rows) or of equal batch dims (a batched product): mul with y_num_col_dims 1,
+    matmul (alpha 1) and matmul_v2, a transposed X only where it is 2-D or batched."""
     if op.type not in ("mul", "matmul", "matmul_v2"):
         return None
     x, y, out = op.input("X")[0], op.input("Y")[0], op.output("Out")[0]
@@ -66,12 +72,13 @@ def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
         return None
     xs, ys = tuple(infos[x].shape), tuple(infos[y].shape)
     dtype = to_numpy_dtype(infos[x].dtype)
-    if (len(ys) != 2 or len(xs) < 2 or dtype not in GEMM_DTYPES
+    batched = len(ys) > 2
+    if (len(xs) < 2 or len(ys) < 2 or batched and xs[:-2] != ys[:-2] or dtype not in GEMM_DTYPES
             or to_numpy_dtype(infos[y].dtype) != dtype or any(d <= 0 for d in xs + ys)):
         return None
     if op.type == "mul":
         xn = op.attr("x_num_col_dims")
-        if op.attr("y_num_col_dims") != 1:
+        if op.attr("y_num_col_dims") != 1 or batched:
             return None
         m, k = math.prod(xs[:xn]), math.prod(xs[xn:])
         tx = transposed = False
@@ -80,14 +87,15 @@ def gemm_layout(op: OpDesc, infos: dict[str, VarInfo]) -> GemmLayout | None:
             tx, transposed, alpha = op.attr("trans_x"), op.attr("trans_y"), 1.0
         else:
             tx, transposed, alpha = op.attr("transpose_X"), op.attr("transpose_Y"), op.attr("alpha")
-        if (tx and len(xs) != 2) or float(alpha) != 1.0:
+        if (tx and len(xs) != 2 and not batched) or float(alpha) != 1.0:
             return None
-        m, k = (xs[1], xs[0]) if tx else (math.prod(xs[:-1]), xs[-1])
-    n = ys[0] if transposed else ys[1]
-    if (ys[1] if transposed else ys[0]) != k:
+        rows = xs[-2] if batched else math.prod(xs[:-1])
+        m, k = (xs[-1], xs[-2]) if tx else (rows, xs[-1])
+    n = ys[-2] if transposed else ys[-1]
+    if (ys[-1] if transposed else ys[-2]) != k:
         return None
     return GemmLayout(x, y, out, m, n, k, (1, k) if transposed else (n, 1),
-                      np.dtype(dtype).name, bool(tx))
+                      np.dtype(dtype).name, bool(tx), math.prod(ys[:-2]))
 
 
 def generated_products(ops: list[OpDesc], infos: dict[str, VarInfo], written: set[str],
@@ -110,8 +118,8 @@ def generated_products(ops: list[OpDesc], infos: dict[str, VarInfo], written: se
     return layouts
 
 
-def split_mul_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
-    """mul_grad's two products as matmul_v2 ops of their own, each then a generated one where
+def split_product_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]:
+    """The two products of mul_grad and matmul(_v2)_grad as matmul_v2 ops of their own, each then a generated one where
     generated_products says so, with the grad ops after it as its epilogue:
     - dX = dOut @ Y^T (trans_y: only other strides of Y), where dOut and dX are the product's
       shapes as they are (X has one dim past x_num_col_dims). MKL's product of that shape
@@ -120,10 +128,16 @@ def split_mul_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc
     - dY = X^T @ dOut over X and dOut viewed as matrices (reshape2 views: no copy), where Y
       is one (trans_x: X read down its columns, no transposed copy; a transpose2 copy of X
       measured 0.89x the step but a bigger arena peak, docs/architecture.md).
-    What neither takes stays the mul_grad, left with those outputs alone."""
+    What neither takes stays the mul_grad, left with those outputs alone.
+    A matmul_v2_grad (or matmul_grad of alpha 1) of operands of equal batch dims, attention's,
+    becomes its two products (_matmul_grad_products) whatever their choice: a library product
+    of each computes what the grad op computes."""
     namer = TempNamer(infos, "@mul_grad@")
     out: list[OpDesc] = []
     for op in ops:
+        if op.type in ("matmul_v2_grad", "matmul_grad"):
+            out += _matmul_grad_products(op, infos)
+            continue
         if op.type != "mul_grad" or op.attr("y_num_col_dims") != 1:
             out.append(op)
             continue
@@ -147,6 +161,31 @@ def split_mul_grads(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc
         if any(n != EMPTY_VAR for v in rest.values() for n in v):
             out.append(OpDesc(op.type, dict(op.inputs), rest, dict(op.attrs)))
     return out
+
+
+def _matmul_grad_products(op: OpDesc, infos: dict[str, VarInfo]) -> list[OpDesc]:
+    """dX and dY of a matmul's grad op as matmul_v2 ops, where X and Y are at least 2-D with
+    equal batch dims (nothing broadcast, nothing summed) and alpha is 1; else [op]. With
+    x2 = X^T if trans_x else X and y2 likewise, out = x2 @ y2 gives dx2 = dOut @ y2^T and
+    dy2 = x2^T @ dOut, each transposed back where its operand was."""
+    x, y, dout = op.input("X")[0], op.input("Y")[0], op.input("Out@GRAD")[0]
+    if not all(n in infos for n in (x, y, dout)):
+        return [op]
+    xs, ys = tuple(infos[x].shape), tuple(infos[y].shape)
+    tx, ty, alpha = _mm_flags(op.attrs)
+    if len(xs) < 2 or len(xs) != len(ys) or xs[:-2] != ys[:-2] or alpha != 1.0:
+        return [op]
+    grads = []
+    dx, dy = (op.outputs.get(slot, [EMPTY_VAR])[0] for slot in ("X@GRAD", "Y@GRAD"))
+    if dx != EMPTY_VAR:
+        a, b, flags = (y, dout, (ty, True)) if tx else (dout, y, (False, not ty))
+        grads.append(_op("matmul_v2", {"X": [a], "Y": [b]}, {"Out": [dx]},
+                         {"trans_x": flags[0], "trans_y": flags[1]}))
+    if dy != EMPTY_VAR:
+        a, b, flags = (dout, x, (True, tx)) if ty else (x, dout, (not tx, False))
+        grads.append(_op("matmul_v2", {"X": [a], "Y": [b]}, {"Out": [dy]},
+                         {"trans_x": flags[0], "trans_y": flags[1]}))
+    return grads
 
 
 def _as_matrix(name: str, shape: tuple[int, int], infos: dict[str, VarInfo], namer,

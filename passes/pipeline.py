@@ -23,7 +23,7 @@ from .cross_entropy import expand_cross_entropy
 from .dropout import split_dropout
 from .empty_inputs import drop_empty_inputs
 from .epilogue import fuse_matmul_bias
-from .matmul import generated_products, split_mul_grads
+from .matmul import generated_products, split_product_grads
 from .index_checks import index_checks, insert_index_checks
 from .inplace import write_in_place
 from .lower import lower_ops
@@ -248,7 +248,7 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
     products: set[str] = set()  # outputs of the products the C backend generates itself
     trained_products = False
     if strategy.fuse_all and strategy.fuse_gemm_epilogue and target == "c":
-        lowered = run_pass("split_mul_grads", split_mul_grads, lowered, infos)
+        lowered = run_pass("split_product_grads", split_product_grads, lowered, infos)
         chosen = generated_products(lowered, infos, set(), choose_products)
         trained_products = any(lay.w in written for lay in chosen.values())
         products = {o for o, lay in chosen.items() if written_products or lay.w not in written}

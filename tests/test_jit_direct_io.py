@@ -110,8 +110,15 @@ def test_two_calls_before_one_backward_keep_their_saved_values():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+@pytest.fixture
+def library_products(monkeypatch):
+    """Products as library calls (batched ones are generated where the choice says so)."""
+    monkeypatch.setenv("FLUIDC_PRODUCTS", "library")
+
+
 def _batched_product_program():
-    """x [8, 64, 64] @ x^T (a library call) and its exp: both fetched, >= 64 KB each."""
+    """x [8, 64, 64] @ x^T (a library call under library_products) and its exp: both
+    fetched, >= 64 KB each."""
     fluid.enable_static()
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):
@@ -121,7 +128,7 @@ def _batched_product_program():
     return main, x, y, z
 
 
-def test_handed_over_results_are_never_rewritten():
+def test_handed_over_results_are_never_rewritten(library_products):
     main, _, y, z = _batched_product_program()
     exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
     rng = np.random.default_rng(0)
@@ -146,7 +153,7 @@ def test_handed_over_results_are_never_rewritten():
     assert all(t.numel() == 0 for t in plan.handles.values())  # nothing held between runs
 
 
-def test_feeds_are_read_in_place_never_written():
+def test_feeds_are_read_in_place_never_written(library_products):
     main, _, y, _ = _batched_product_program()
     exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
     rng = np.random.default_rng(1)
@@ -166,7 +173,7 @@ def test_feeds_are_read_in_place_never_written():
                                           scope=scope)[0], again)
 
 
-def test_concurrent_runs_each_use_their_own_arrays():
+def test_concurrent_runs_each_use_their_own_arrays(library_products):
     """Runs in several threads at once (each on an instance of its own, with its own library
     call tensors) each get the product of their own feed."""
     import threading

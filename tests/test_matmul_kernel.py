@@ -115,6 +115,72 @@ def test_transposed_x_read_down_its_columns(m, k, n, trans_y, dtype, tol):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
 
 
+@pytest.mark.parametrize("dtype,tol", [("float32", 2e-5), ("float64", 1e-12)])
+@pytest.mark.parametrize("lead,m,k,n,tx,ty", [
+    ((1,), 1, 1, 1, False, False), ((2, 3), 7, 65, 64, False, True),
+    ((3,), 13, 17, 70, True, False), ((2, 2), 130, 9, 5, True, True),
+    ((5,), 6, 64, 16, False, False)])
+def test_batched_product_with_epilogue_matches_numpy(lead, m, k, n, tx, ty, dtype, tol):
+    """X and Y of equal batch dims (attention's products): one matrix after another, each
+    transposed or not, tails past a 6-row tile, a 64-column panel and a 64-row K block, an
+    epilogue whose operand broadcasts over the batch."""
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    xs = rng.normal(size=lead + ((k, m) if tx else (m, k))).astype(dtype)
+    ws = rng.normal(size=lead + ((n, k) if ty else (k, n))).astype(dtype)
+    bs = rng.normal(size=(m, n)).astype(dtype)
+
+    def build():
+        x = paddle.static.data("x", list(xs.shape), dtype)
+        w = paddle.static.data("w", list(ws.shape), dtype)
+        b = paddle.static.data("b", [m, n], dtype)
+        return [paddle.tanh(paddle.matmul(x, w, transpose_x=tx, transpose_y=ty) * 0.5 + b)]
+    (got,), steps, _ = _run(build, {"x": xs, "w": ws, "b": bs})
+    assert _kinds(steps) == ["MatmulKernel"]
+    xm, wm = (np.swapaxes(xs, -1, -2) if tx else xs), (np.swapaxes(ws, -1, -2) if ty else ws)
+    want = np.tanh((xm @ wm) * 0.5 + bs)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("tx,ty", [(False, False), (False, True), (True, False), (True, True)])
+def test_batched_product_grads_are_two_generated_products(tx, ty, dtype):
+    """matmul_v2_grad of equal batch dims becomes dX and dY as generated products (with each
+    transpose flag): the gradients equal the numpy reference executor's and central finite
+    differences of the loss in float64."""
+    rng = seeded(f"batched-grads-{tx}-{ty}-{dtype}")
+    b, m, k, n = 3, 7, 5, 9
+    feed = {"x": rng.normal(size=(b, 2) + ((k, m) if tx else (m, k))).astype(dtype),
+            "y": rng.normal(size=(b, 2) + ((n, k) if ty else (k, n))).astype(dtype)}
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = paddle.static.data("x", list(feed["x"].shape), dtype)
+        y = paddle.static.data("y", list(feed["y"].shape), dtype)
+        x.stop_gradient = y.stop_gradient = False
+        loss = paddle.mean(paddle.tanh(paddle.matmul(x, y, transpose_x=tx, transpose_y=ty)))
+        grads = fluid.gradients([loss], [x, y])
+    fetch = [loss.name] + [g.name for g in grads]
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    got = exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+    plan = list(exe._plans.values())[-1]
+    assert sorted(_generated(plan)) == ["matmul_v2"] * 3
+    assert not [s for s in plan.lowered.steps if getattr(s, "op", None)
+                and s.op.type == "matmul_v2_grad"]
+    ref = run_reference(main, feed, fetch, fluid.Scope())
+    tol = TOL[np.dtype(dtype)]
+    for g, r, what in zip(got, ref, ("loss", "dx", "dy")):
+        np.testing.assert_allclose(g, r, *tol, err_msg=what)
+    if dtype == "float64":
+        def loss_at(**fed):
+            return float(np.asarray(exe.run(main, feed={**feed, **fed}, fetch_list=[loss.name],
+                                            scope=scope)[0]))
+        for name, g in (("x", got[1]), ("y", got[2])):
+            for idx in [(0, 0, 0, 0), (b - 1, 1, 2, 3)]:
+                e = np.zeros_like(feed[name])
+                e[idx] = 1e-6
+                fd = (loss_at(**{name: feed[name] + e}) - loss_at(**{name: feed[name] - e})) / 2e-6
+                np.testing.assert_allclose(g[idx], fd, rtol=1e-6, atol=1e-9, err_msg=name)
+
+
 def test_epilogue_operands_broadcast_over_leading_dims():
     """mul flattening [2, 3, 8] at 2 dims: a [2, 1, 5] operand repeats over the middle dim."""
     rng = np.random.default_rng(4)
@@ -215,8 +281,9 @@ def _generated(plan) -> list[str]:
 @pytest.mark.parametrize("case", range(6))
 def test_training_products_by_trained_weights_are_generated_when_there_is_no_tier0(case):
     """A training plan that cannot run on tier 0 (tanh, softmax: not numpy-exact) generates
-    every product it can, the weights the optimizer rewrites included, and mul_grad's dX and
-    dY (split_mul_grads); over random sizes,
+    every product it can, the weights the optimizer rewrites included, mul_grad's dX and
+    dY, and matmul_v2_grad's where X and Y are both matrices (split_product_grads); over
+    random sizes,
     dtypes and a transposed weight, three Adam steps give the losses and parameters of the
     library products and of the numpy reference executor."""
     rng = seeded(f"train-products-{case}")
@@ -241,10 +308,11 @@ def test_training_products_by_trained_weights_are_generated_when_there_is_no_tie
         return loss
     got, got_params, plan = _train(build, feeds, True)
     # The three forward products, the last fc's dX and both fc weights' gradients (split
-    # from their mul_grads, which are gone).
-    assert sorted(_generated(plan)) == ["matmul_v2"] * 4 + ["mul"] * 2
-    assert not [s for s in plan.lowered.steps if getattr(s, "op", None)
-                and s.op.type == "mul_grad"]
+    # from their mul_grads, which are gone), and both of square_w's product's grads where its
+    # X is a matrix (of [m, seq, h] @ [h, h], dY sums over two dims: a library grad op).
+    assert sorted(_generated(plan)) == ["matmul_v2"] * (4 if seq else 6) + ["mul"] * 2
+    assert [s.op.type for s in plan.lowered.steps if getattr(s, "op", None)
+            and s.op.type.endswith("_grad")] == ["matmul_v2_grad"] * bool(seq)
     lib, lib_params, lib_plan = _train(build, feeds, False)
     assert _generated(lib_plan) == []
     ref, ref_params, _ = _train(build, feeds, None)

@@ -169,6 +169,22 @@ def test_a_weight_gradient_is_measured_per_bucket_of_its_summed_rows(measured, m
     assert entry["generated_s"] > 0 and entry["library_s"] > 0
 
 
+def test_a_batched_product_is_measured_per_bucket_of_its_matrices(measured, monkeypatch):
+    """Attention's products (32 heads x batch of [128, 64] @ [64, 128]^T): their count of
+    matrices, which follows the batch size, is rounded, the matrices' shape kept; counted
+    with the matrices, they are measured (each alone would be under MEASURE_MIN_FMAS); the
+    real measurement times the batched product (a name of its own)."""
+    asked = _fake_times(monkeypatch, library_faster=set())
+    heads = {ProductShape(128, 128, 64, True, "float32", False, b) for b in (24, 28, 32)}
+    assert product_choice.choose_products(heads) == heads
+    assert [(s.batch, s.m, s.n, s.k) for s in asked[0]] == [(32, 128, 128, 64)]
+    one = ProductShape(128, 128, 64, True, "float32")
+    assert product_choice._name(one) != product_choice._name(next(iter(heads)))
+    real = product_choice.measure([ProductShape(64, 32, 48, True, "float64", True, 5)])
+    entry, = real.values()
+    assert entry["generated_s"] > 0 and entry["library_s"] > 0
+
+
 def test_small_products_are_generated_unmeasured(monkeypatch, tmp_path):
     monkeypatch.setenv("FLUIDC_PRODUCTS", "measured")
     monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))

@@ -11,17 +11,7 @@ import os
 
 import pytest
 
-KNOWN_GAPS = {
-    "test_optimizer_in_control_flow.py::TestMultiTask::test_optimzier_in_switch":
-        "summation order: with the file's constant weights the first layer's gradient is 1.2 "
-        "times a sum of ten softmax gradients that is 0 in exact arithmetic; summed with a "
-        "separate multiply and add (MKL's product, which Paddle and fluidc's dygraph call) "
-        "the float32 sum is exactly 0.0, while fluidc's generated product (fuse_gemm_epilogue, "
-        "on by default on the CPU) uses fused multiply-adds and gets -1.5e-8, which Adam's "
-        "normalization turns into a step: the static hidden (390.374) misses dygraph's "
-        "(390.167) by 5e-4 > rtol 1e-5; the branch updates themselves match Paddle "
-        "(tests/test_branch_optimizer.py)",
-}
+KNOWN_GAPS: dict[str, str] = {}
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
