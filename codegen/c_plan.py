@@ -153,14 +153,19 @@ _NAME = "fluidc_kernel_name_"
 UNIT_MIN_BYTES = 32_000
 MAX_UNITS = 8
 _HIDDEN = '__attribute__((visibility("hidden"))) '
+# The segments' unit holds only calls (and their parallel regions): -O1 gives the same code
+# and took that unit 0.16-0.18 s of gcc against 0.26-0.48 s at -O3 (the 50-block MLP's plan:
+# its cold build's gcc and link 0.75-0.80 s against 0.82-1.12 s, three runs each, alternated;
+# steady steps unchanged within the machine's noise).
+SEGMENTS_PRAGMA = '#pragma GCC optimize ("O1")\n'
 
 
 def split_units(kernels: list[str], segments: list[dict], helpers: list[str]) -> tuple[str, ...]:
     """The module as translation units to compile at once: the kernels dealt into one unit per
     core (by size), made extern but hidden in the library, and a last unit declaring them with
     the aliases and segments. () where one unit is as fast (little code, one core).
-    (The segments alone cost about what a kernel unit does: put in one, they made it the
-    slowest, measured.)"""
+    (The segments alone cost about what a kernel unit does at -O3: put in one, they made it
+    the slowest, measured; so their unit is compiled at -O1, SEGMENTS_PRAGMA.)"""
     code = [k for k in kernels if "\n#define " not in k]
     n = min(os.cpu_count() or 1, MAX_UNITS, len(code), sum(map(len, code)) // UNIT_MIN_BYTES)
     if n < 2:
@@ -174,7 +179,7 @@ def split_units(kernels: list[str], segments: list[dict], helpers: list[str]) ->
     protos = [_HIDDEN + _signature(k) + ";" for k in code]
     aliases = [k for k in kernels if "\n#define " in k]
     return tuple([render_module(p, [], helpers) for p in parts]
-                 + [render_module(protos + aliases, segments, [])])
+                 + [SEGMENTS_PRAGMA + render_module(protos + aliases, segments, [])])
 
 
 def _signature(kernel: str) -> str:

@@ -7,6 +7,8 @@ results, which are constants in turn; prune then drops what no longer feeds anyt
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..frontend.dtypes import convert_dtype, to_numpy_dtype
@@ -38,7 +40,7 @@ def fold_constants(ops: list[OpDesc], infos: dict[str, VarInfo]) -> list[OpDesc]
     for op in ops:
         opdef = get_op_def(op.type)
         names = [n for n in op.output_arg_names if n != "@EMPTY@"]
-        small = all(n in infos and int(np.prod(infos[n].shape)) <= MAX_ELEMENTS
+        small = all(n in infos and math.prod(infos[n].shape) <= MAX_ELEMENTS
                     and to_numpy_dtype(infos[n].dtype).name in _VALUE_KEY for n in names)
         reads = op.input_arg_names
         source = op.type in _SOURCES and not reads

@@ -8,9 +8,9 @@ With row fusion, reductions of S over the same axes A join too: values over the 
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.logs import logger
@@ -384,7 +384,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
 
     def saved(g: _Group, i: int) -> int:
         """Bytes of traffic op i saves in g: its inputs made or read there are loaded once."""
-        return sum(int(np.prod(infos[n].shape)) * to_numpy_dtype(infos[n].dtype).itemsize
+        return sum(math.prod(infos[n].shape) * to_numpy_dtype(infos[n].dtype).itemsize
                    for n in reads[i] if n in g.level or n in g.reads)
 
     for i, op in enumerate(ops):
