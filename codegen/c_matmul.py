@@ -46,6 +46,15 @@ def _row_offset(m_dims: tuple[int, ...], strides: list[int]) -> str:
     return " + ".join(terms)
 
 
+def _matrix_at(heads: int, rows: int, cols: int) -> tuple[str, int]:
+    """(the offset of matrix `mat` of a batched operand of [rows, cols] matrices, its row
+    stride): one matrix after another, or, heads > 1, the matrices of [b, heads, rows, cols]
+    stored as [b, rows, heads, cols] (a head's rows one token of all heads apart)."""
+    if heads == 1:
+        return f"mat * {rows * cols}", cols
+    return f"mat / {heads} * {rows * heads * cols} + mat % {heads} * {cols}", heads * cols
+
+
 def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
                   storage: Storage = str) -> MatmulSpec:
     """The C function computing `step`: params are X, W, then the epilogue's buffers (storages,
@@ -60,10 +69,14 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     ep_outputs = [n for n in step.outputs if n != step.product]
     spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, storage,
                       collapse=False)
-    stores_product = step.product in step.outputs
-    x, w = storage(layout.x), storage(layout.w)
+    def held(var: str) -> tuple[str, int]:  # the var holding it, and its heads (1: as named)
+        return step.heads.get(var, (var, 1))
+
+    stored, out_heads = held(step.product)
+    stores_product = step.product in step.outputs or out_heads > 1
+    x, w, stored = storage(held(layout.x)[0]), storage(held(layout.w)[0]), storage(stored)
     buffers = list(dict.fromkeys([x, w] + [b for b in spec.buffers if b != product]
-                                 + ([product] if stores_product else [])))
+                                 + ([stored] if stores_product else [])))
     outputs = {storage(n) for n in step.outputs}
     written = [b in outputs for b in buffers]
     dtypes = [to_numpy_dtype(infos[b].dtype) for b in buffers]
@@ -85,15 +98,20 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     printer = CPrinter(index, ref)
     body, names = printer.lines([v for _, v in spec.stores])
     body += [f"{ref[o]}[{index[o]}] = {names[v.id]};" for o, v in spec.stores]
-    if stores_product:
-        body.append(f"b{buffers.index(product)}[m * {layout.n} + col] = tile[c];")
-    k, n = layout.k, layout.n
+    m, k, n = layout.m, layout.k, layout.n
+    if out_heads > 1:  # no epilogue (fold_heads): the product alone, stored heads-second
+        at, ld = _matrix_at(out_heads, m, n)
+        body.append(f"b{buffers.index(stored)}[{at} + r * {ld} + col] = tile[c];")
+    elif stores_product:
+        body.append(f"b{buffers.index(stored)}[m * {n} + col] = tile[c];")
+    x_at, lda = _matrix_at(held(layout.x)[1], *((k, m) if layout.x_transposed else (m, k)))
+    w_at, ldw = _matrix_at(held(layout.w)[1], *((n, k) if layout.shape.transposed else (k, n)))
+    sk, sn = (1, ldw) if layout.shape.transposed else (ldw, 1)
     source = _ENV.get_template("matmul.c.j2").render(
-        name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=layout.m, n=layout.n, k=layout.k,
+        name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=m, n=n, k=k,
         x=f"b{buffers.index(x)}", w=f"b{buffers.index(w)}", x_transposed=layout.x_transposed,
-        sk=layout.w_strides[0], sn=layout.w_strides[1], batch=layout.batch,
-        x_size=layout.m * k, w_size=k * n,
-        parallel=int(layout.batch * layout.m * n * k >= PARALLEL_MIN_FMAS),
+        sk=sk, sn=sn, lda=lda, x_at=x_at, w_at=w_at, batch=layout.batch,
+        parallel=int(layout.batch * m * n * k >= PARALLEL_MIN_FMAS),
         row_lines=row_lines, body=body)
     return MatmulSpec(buffers, dtypes, written, dtype, source, layout.x_transposed)
 

@@ -19,6 +19,7 @@ times v.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from ..frontend.dtypes import VarType
@@ -282,4 +283,73 @@ def fuse_attention(steps: list[Step], infos: dict[str, VarInfo], keep: set[str])
                or s == last]
         chain = _Chain(out, infos, keep)
         i = min(folded)  # the steps before it are unchanged
+    return out
+
+
+def _swaps_heads(step) -> tuple[str, str] | None:
+    """(A, B) of a transpose2 or transpose2_grad with axis [0, 2, 1, 3] over 4-D values: B is
+    A with its dims 1 and 2 swapped (its own inverse: heads split off, or merged back)."""
+    if not isinstance(step, Extern) or step.op.type not in ("transpose2", "transpose2_grad") \
+            or list(step.op.attrs.get("axis", ())) != HEADS_FIRST:
+        return None
+    op = step.op
+    a, b = (op.input("X"), op.output("Out")) if op.type == "transpose2" else \
+        (op.input("Out@GRAD"), op.output("X@GRAD"))
+    return (a[0], b[0]) if len(a) == 1 and len(b) == 1 else None
+
+
+def _batched(step) -> bool:
+    """Whether `step` is a generated product of 4-D X and W (a batch of [b, h] matrices)."""
+    if not isinstance(step, MatmulKernel):
+        return False
+    mm = step.matmul
+    return len(step.shape) == 4 and mm.input("X")[0] != mm.input("Y")[0] \
+        and step.matmul.type == "matmul_v2"
+
+
+def _operand_of(step, var: str) -> bool:
+    """Whether batched product `step` reads `var` as its X or W only (not in its epilogue)."""
+    if not _batched(step) or var in step.heads:
+        return False
+    mm = step.matmul
+    epilogue = {n for op in step.ops[1:] for n in op.input_arg_names}
+    return var in (mm.input("X")[0], mm.input("Y")[0]) and var not in epilogue
+
+
+def fold_heads(steps: list[Step], infos: dict[str, VarInfo], keep: set[str]) -> list[Step]:
+    """The head transposes of attention (transpose2 [0, 2, 1, 3] and its grad, copies of
+    [b, s, h, d] <-> [b, h, s, d]) folded into the generated batched products next to them:
+    - B = swap(A) read only by products, as their X or W, and not kept (fetched, persistable,
+      read through a view): they read A in heads-second order (MatmulKernel.heads) and the
+      copy goes, unless a step between the copy and the last of them writes A;
+    - A made by a product alone (no epilogue), read only by the copy and not kept: the
+      product stores B in heads-second order and the copy goes.
+    A transpose2's XShape (zero elements: its grad reads only its shape) stays unwritten."""
+    out = list(steps)
+    i = 0
+    while i < len(out):
+        pair = _swaps_heads(out[i])
+        if pair is None:
+            i += 1
+            continue
+        a, b = pair
+        chain = _Chain(out, infos, keep)
+        readers = chain.readers.get(b, [])
+        if b not in keep and readers and all(_operand_of(out[r], b) for r in readers) \
+                and not any(a in step_accesses(out[s])[1] for s in range(i + 1, max(readers))):
+            for r in readers:
+                k = out[r]
+                out[r] = dataclasses.replace(k, heads={**k.heads, b: (a, infos[a].shape[2])},
+                                             inputs=[a if n == b else n for n in k.inputs])
+            del out[i]
+            continue
+        j = chain.maker.get(a)
+        k = out[j] if j is not None else None
+        if a not in keep and _batched(k) and len(k.ops) == 1 and k.outputs == [a] \
+                and chain.readers.get(a) == [i]:
+            out[j] = dataclasses.replace(k, heads={**k.heads, a: (b, infos[a].shape[1])},
+                                         outputs=[b])
+            del out[i]
+            continue
+        i += 1
     return out

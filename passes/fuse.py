@@ -64,7 +64,12 @@ class MatmulKernel(Fused):
     """A matrix product computed by generated code, its first op, followed by `ops[1:]`: the
     pointwise ops over its result's shape that use the result element by element (its
     epilogue: bias, activation, residual add), applied to each tile of the product before it
-    is stored. The product itself is an output only if used later."""
+    is stored. The product itself is an output only if used later.
+    `heads`: X, W or the product (by the matmul's var) held by another var in heads-second
+    order, [b, s, h, d] for the [b, h, s, d] the matmul names, with h heads: var -> (that
+    var, h); the head transposes folded into the product's strides (attention.fold_heads)."""
+
+    heads: dict[str, tuple[str, int]] = field(default_factory=dict)
 
     @property
     def matmul(self) -> OpDesc:

@@ -14,7 +14,7 @@ from ..frontend.logs import logger
 from ..frontend.ops import OpDesc, VarInfo, get_op_def
 from ..frontend.ops.registry import LOD_ATTR
 from .fuse import Step, build_steps, pool_result, run_concurrently
-from .attention import fuse_attention
+from .attention import fold_heads, fuse_attention
 from .constant_fold import fold_constants, once_per_binding
 from .control_flow import attach_blocks, has_sub_blocks, read_kept_outputs
 from .conv_fusion import (channels_last, fuse_conv_epilogues, generated_convs, generated_pool,
@@ -272,6 +272,7 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
     if strategy.fuse_all and target == "c":
         steps = run_pass("fuse_attention", fuse_attention, steps, infos,
                          live_out | set(storage.values()))
+        steps = run_pass("fold_heads", fold_heads, steps, infos, live_out | set(storage.values()))
     graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
         storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))
