@@ -66,14 +66,15 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     made = {n for op in epilogue for n in op.output_arg_names}
     ep_inputs = list(dict.fromkeys(n for op in epilogue for n in op.input_arg_names
                                    if n not in made and (n in step.inputs or n == step.product)))
-    ep_outputs = [n for n in step.outputs if n != step.product]
+    ep_outputs = [n for n in step.outputs if n not in (step.product, step.held(step.product))]
     spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, storage,
                       collapse=False)
     def held(var: str) -> tuple[str, int]:  # the var holding it, and its heads (1: as named)
         return step.heads.get(var, (var, 1))
 
     stored, out_heads = held(step.product)
-    stores_product = step.product in step.outputs or out_heads > 1
+    folded_out = step.product in step.heads
+    stores_product = step.product in step.outputs or folded_out
     x, w, stored = storage(held(layout.x)[0]), storage(held(layout.w)[0]), storage(stored)
     buffers = list(dict.fromkeys([x, w] + [b for b in spec.buffers if b != product]
                                  + ([stored] if stores_product else [])))
@@ -99,7 +100,7 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     body, names = printer.lines([v for _, v in spec.stores])
     body += [f"{ref[o]}[{index[o]}] = {names[v.id]};" for o, v in spec.stores]
     m, k, n = layout.m, layout.k, layout.n
-    if out_heads > 1:  # no epilogue (fold_heads): the product alone, stored heads-second
+    if folded_out:  # no epilogue (fold_heads): the product alone, stored heads-second
         at, ld = _matrix_at(out_heads, m, n)
         body.append(f"b{buffers.index(stored)}[{at} + r * {ld} + col] = tile[c];")
     elif stores_product:

@@ -4,7 +4,10 @@ products and intermediates fetched and the gradients of a mean taken, so product
 die inside another product's kernel, or are summed into. Every BuildStrategy variant of
 test_random_aliasing (in-place writes, memory reuse, epilogue fusion each off alone) must give
 the numpy reference executor's values: an epilogue operand in the product's storage once read
-the product instead (a silent wrong result, found by random Paddle programs)."""
+the product instead (a silent wrong result, found by random Paddle programs).
+Random attention programs likewise: batched products over heads split by reshape2 +
+transpose2 and merged back, whose head copies fold into the products' strides
+(attention.fold_heads) unless something else reads, fetches or rewrites them."""
 from __future__ import annotations
 
 import pytest
@@ -63,6 +66,62 @@ def sibling_products(draw):
                            max_size=4, unique=True))
     fetch = [loss.name] + picked + [g.name for _, g in grads][:2]
     return main, feeds, state, fetch, dtype
+
+
+@st.composite
+def head_products(draw):
+    """(program, feeds, state, fetch names, dtype): q, k, v split into heads off x [b, s, h*d]
+    (by projections or x itself), scores q k^T (or k q^T), a softmax or a pointwise op,
+    times v, merged back; some split heads also read by a pointwise op or fetched, a head
+    split with another permutation, and the gradients of a mean, sometimes."""
+    b, s, h, d = (draw(st.integers(1, 4)) for _ in range(4))
+    dtype = draw(st.sampled_from(["float32", "float64"]))
+    feeds, state = {"x": (b, s, h * d)}, {}
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with unique_name.guard(), paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [b, s, h * d], dtype)
+        x.stop_gradient = False
+        heads, extra = [], []
+        for i in range(3):
+            t = x
+            if draw(st.booleans()):
+                w = paddle.static.create_parameter([h * d, h * d], dtype, name=f"w{i}")
+                state[w.name] = (h * d, h * d)
+                t = paddle.matmul(x, w)
+            if draw(st.integers(0, 3)):  # heads split off [b, s, h, d]
+                heads.append(paddle.transpose(paddle.reshape(t, [b, s, h, d]), [0, 2, 1, 3]))
+            else:  # a transpose that is no head split: never folded
+                heads.append(paddle.transpose(paddle.reshape(t, [b, h, s, d]), [0, 1, 2, 3]))
+            if draw(st.integers(0, 3)) == 0:  # another reader of the split heads
+                extra.append(paddle.tanh(heads[-1]))
+        q, k, v = heads
+        scores = paddle.matmul(q, k, transpose_y=True) if draw(st.booleans()) else \
+            paddle.matmul(k, q, transpose_y=True)
+        att = paddle.nn.functional.softmax(scores) if draw(st.booleans()) else \
+            paddle.tanh(scores)
+        ctx = paddle.matmul(att, v, transpose_x=draw(st.booleans()))
+        merged = paddle.reshape(paddle.transpose(ctx, [0, 2, 1, 3]), [b, -1])
+        loss = paddle.mean(merged * merged) + sum(paddle.mean(e) for e in extra)
+        grads = paddle.static.append_backward(loss) if draw(st.booleans()) else []
+    values = [q, k, v, ctx, merged] + extra
+    picked = draw(st.lists(st.sampled_from([t.name for t in values]), max_size=2, unique=True))
+    fetch = [loss.name] + picked + [g.name for _, g in grads][:3]
+    return main, feeds, state, fetch, dtype
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(head_products(), st.integers(0, 2**31))
+def test_head_products_agree_with_reference(prog, seed):
+    paddle.enable_static()
+    check_against_reference(prog, seed, [paddle.CPUPlace()], STRATEGIES)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(head_products(), st.integers(0, 2**31))
+def test_head_products_agree_with_reference_slow(prog, seed):
+    paddle.enable_static()
+    check_against_reference(prog, seed, [paddle.CPUPlace()], STRATEGIES)
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
