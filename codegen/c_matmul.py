@@ -66,16 +66,14 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     made = {n for op in epilogue for n in op.output_arg_names}
     ep_inputs = list(dict.fromkeys(n for op in epilogue for n in op.input_arg_names
                                    if n not in made and (n in step.inputs or n == step.product)))
-    ep_outputs = [n for n in step.outputs if n not in (step.product, step.held(step.product))]
+    stored, out_heads = step.held(step.product)
+    ep_outputs = [n for n in step.outputs if n not in (step.product, stored)]
     spec = build_spec(Kernel(epilogue, step.shape, ep_inputs, ep_outputs), infos, storage,
                       collapse=False)
-    def held(var: str) -> tuple[str, int]:  # the var holding it, and its heads (1: as named)
-        return step.heads.get(var, (var, 1))
-
-    stored, out_heads = held(step.product)
     folded_out = step.product in step.heads
     stores_product = step.product in step.outputs or folded_out
-    x, w, stored = storage(held(layout.x)[0]), storage(held(layout.w)[0]), storage(stored)
+    (x, x_heads), (w, w_heads) = step.held(layout.x), step.held(layout.w)
+    x, w, stored = storage(x), storage(w), storage(stored)
     buffers = list(dict.fromkeys([x, w] + [b for b in spec.buffers if b != product]
                                  + ([stored] if stores_product else [])))
     outputs = {storage(n) for n in step.outputs}
@@ -105,8 +103,8 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
         body.append(f"b{buffers.index(stored)}[{at} + r * {ld} + col] = tile[c];")
     elif stores_product:
         body.append(f"b{buffers.index(stored)}[m * {n} + col] = tile[c];")
-    x_at, lda = _matrix_at(held(layout.x)[1], *((k, m) if layout.x_transposed else (m, k)))
-    w_at, ldw = _matrix_at(held(layout.w)[1], *((n, k) if layout.shape.transposed else (k, n)))
+    x_at, lda = _matrix_at(x_heads, *((k, m) if layout.x_transposed else (m, k)))
+    w_at, ldw = _matrix_at(w_heads, *((n, k) if layout.shape.transposed else (k, n)))
     sk, sn = (1, ldw) if layout.shape.transposed else (ldw, 1)
     source = _ENV.get_template("matmul.c.j2").render(
         name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=m, n=n, k=k,

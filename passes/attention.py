@@ -326,6 +326,7 @@ def fold_heads(steps: list[Step], infos: dict[str, VarInfo], keep: set[str]) -> 
       product stores B in heads-second order and the copy goes.
     A transpose2's XShape (zero elements: its grad reads only its shape) stays unwritten."""
     out = list(steps)
+    chain = None  # the steps' makers and readers, made again after each fold
     i = 0
     while i < len(out):
         pair = _swaps_heads(out[i])
@@ -333,7 +334,7 @@ def fold_heads(steps: list[Step], infos: dict[str, VarInfo], keep: set[str]) -> 
             i += 1
             continue
         a, b = pair
-        chain = _Chain(out, infos, keep)
+        chain = chain or _Chain(out, infos, keep)
         readers = chain.readers.get(b, [])
         if b not in keep and readers and all(_operand_of(out[r], b) for r in readers) \
                 and not any(a in step_accesses(out[s])[1] for s in range(i + 1, max(readers))):
@@ -342,6 +343,7 @@ def fold_heads(steps: list[Step], infos: dict[str, VarInfo], keep: set[str]) -> 
                 out[r] = dataclasses.replace(k, heads={**k.heads, b: (a, infos[a].shape[2])},
                                              inputs=[a if n == b else n for n in k.inputs])
             del out[i]
+            chain = None
             continue
         j = chain.maker.get(a)
         k = out[j] if j is not None else None
@@ -350,6 +352,7 @@ def fold_heads(steps: list[Step], infos: dict[str, VarInfo], keep: set[str]) -> 
             out[j] = dataclasses.replace(k, heads={**k.heads, a: (b, infos[a].shape[1])},
                                          outputs=[b])
             del out[i]
+            chain = None
             continue
         i += 1
     return out

@@ -79,9 +79,10 @@ class MatmulKernel(Fused):
     def product(self) -> str:
         return self.matmul.output("Out")[0]
 
-    def held(self, var: str) -> str:
-        """The var holding `var` (X, W or the product): itself, or its heads-second holder."""
-        return self.heads.get(var, (var, 1))[0]
+    def held(self, var: str) -> tuple[str, int]:
+        """(the var holding `var` (X, W or the product), its heads): (var, 1) as the matmul
+        names it, or its heads-second holder."""
+        return self.heads.get(var, (var, 1))
 
 
 # The ops a PoolKernel computes: pools and their grads (which write X@GRAD).

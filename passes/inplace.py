@@ -36,8 +36,8 @@ def write_in_place(steps: list[Step], infos: dict[str, VarInfo], graph: Schedule
             continue
         taken: set[str] = {storage(n) for n in step.outputs}
         if type(step) is MatmulKernel:  # X and W are read whole
-            taken |= {storage(step.held(n)) for n in step.matmul.input_arg_names}
-        product = step.held(step.product) if type(step) is MatmulKernel else None
+            taken |= {storage(step.held(n)[0]) for n in step.matmul.input_arg_names}
+        product = step.held(step.product)[0] if type(step) is MatmulKernel else None
         for o in step.outputs:
             if o in keep or o == product or storage(o) in fixed or graph.vars_on(o) != [o] \
                     or tuple(infos[o].shape) != tuple(step.shape):
