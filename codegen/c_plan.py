@@ -19,6 +19,7 @@ from .c_pool import render_pool
 from .compiler import is_built
 from .dynamic_batch import BATCH, library_source, load_library
 from .kernel import Storage, build_spec, kernel_header, kernel_names, segments
+from .kernel_key import structure
 
 _log = logger("codegen")
 
@@ -72,11 +73,13 @@ class CModule:
 
 
 def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = str,
-               load: bool = True, batch: int | None = None) -> CModule:
+               load: bool = True, batch: int | None = None, memo: bool = True) -> CModule:
     """Render every kernel; consecutive kernels share one segment (one call from Python).
     Slots are storages: `storage` maps each var to the one it lives in. load=False: the
     source only, nothing compiled (inspection). `batch`: the plan's batch size (the leading
-    dim of its feeds), whose library may then be shared with other sizes."""
+    dim of its feeds), whose library may then be shared with other sizes. memo: a kernel of
+    a structure rendered before takes its code (kernel_key.py); False renders every kernel
+    (the same module: a test's reference)."""
     slots: dict[str, int] = {}
     kernels: list[str] = []
     defined: dict[str, str] = {}  # a kernel's code (its name left out) -> the kernel defining it
@@ -84,6 +87,23 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
     schedule: list[str | Extern] = []
     gemms: list = []  # the specs of kernels calling the product helpers
     names = kernel_names(steps)
+    by_structure: dict[tuple, tuple] = {}  # a kernel structure -> (it, its spec, its code)
+
+    def render(step, orphan: bool) -> tuple:
+        """(spec, code) of a kernel step, its name left as _NAME."""
+        if isinstance(step, MatmulKernel):
+            spec = render_matmul(step, infos, _NAME, storage)
+        elif isinstance(step, PoolKernel):
+            spec = render_pool(step, infos, _NAME, storage)
+        elif isinstance(step, ConvKernel):
+            spec = render_conv(step, infos, _NAME, storage)
+        elif isinstance(step, AttentionKernel):
+            spec = render_attention(step, infos, _NAME, storage)
+        else:
+            spec = build_spec(step, infos, storage)
+            return spec, render_kernel(spec, _NAME, orphan)
+        return spec, spec.source
+
     for part in segments(steps):
         if isinstance(part, Extern):
             schedule.append(part)
@@ -92,23 +112,18 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
 
         def call(step, orphan: bool = False) -> str:
             name = names[id(step)]
-            if isinstance(step, MatmulKernel):
-                spec = render_matmul(step, infos, _NAME, storage)
-                source = spec.source
-                gemms.append(spec)
-            elif isinstance(step, PoolKernel):
-                spec = render_pool(step, infos, _NAME, storage)
-                source = spec.source
-            elif isinstance(step, ConvKernel):
-                spec = render_conv(step, infos, _NAME, storage)
-                source = spec.source
-            elif isinstance(step, AttentionKernel):
-                spec = render_attention(step, infos, _NAME, storage)
-                source = spec.source
-                gemms.append(spec)
+            struct = structure(step, infos, storage, orphan) if memo else None
+            seen = by_structure.get(struct.key) if struct is not None else None
+            buffers = struct.buffers(seen[0], seen[1].buffers) if seen is not None else None
+            if buffers is not None:  # a structure rendered before: its code, these buffers
+                _, spec, source = seen
             else:
-                spec = build_spec(step, infos, storage)
-                source = render_kernel(spec, _NAME, orphan)
+                spec, source = render(step, orphan)
+                buffers = spec.buffers
+                if struct is not None:
+                    by_structure.setdefault(struct.key, (struct, spec, source))
+            if isinstance(step, (MatmulKernel, AttentionKernel)):
+                gemms.append(spec)
             # Kernels of equal code (repeated layers) are compiled once; the others are aliases.
             first = defined.setdefault(source, name)
             if first == name:
@@ -122,7 +137,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
                            kernels[-1].count("\n") + 1)
             args = [f"({'' if w else 'const '}{c_type(d)} *)"
                     f"s[{slots.setdefault(b, len(slots) + 1)}]"  # slot 0: the batch
-                    for b, d, w in zip(spec.buffers, spec.dtypes, spec.written)]
+                    for b, d, w in zip(buffers, spec.dtypes, spec.written)]
             return f"{name}({', '.join([BATCH] + args)});"
 
         for step in part:

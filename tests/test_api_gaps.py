@@ -62,6 +62,31 @@ def test_reshape_and_transpose_shape_rules():
             paddle.transpose(x, perm)
 
 
+def test_means_of_1x_2x_and_the_mean_op():
+    """fluid.layers.mean keeps 1.x's [1] (1.x code indexes it); paddle.mean is 0-d; the `mean`
+    op, as Paddle 3.3.1 runs it in a program it loads (even one declaring [1]), is 0-d; all
+    three give the same value and the same gradient."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [4, 3], "float64")
+        x.stop_gradient = False
+        old = paddle.layers.mean(x)  # the same module is 1.x fluid
+        new = paddle.mean(x)
+        raw = main.global_block().create_var(name="raw_mean", shape=[1], dtype="float64")
+        main.global_block().append_op("mean", {"X": [x]}, {"Out": [raw]})
+        grads = [paddle.static.gradients([y], [x])[0] for y in (old, new, raw)]
+    assert old.name.startswith("mean_") and [op.type for op in main.global_block().ops][:3] \
+        == ["reduce_mean", "reduce_mean", "mean"]
+    value = RNG.standard_normal((4, 3))
+    got = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": value},
+                                                         fetch_list=[old, new, raw] + grads)
+    assert [g.shape for g in got[:3]] == [(1,), (), ()]
+    for g in got[:3]:
+        np.testing.assert_allclose(g.reshape(-1), [value.mean()], rtol=1e-15)
+    for g in got[3:]:
+        np.testing.assert_array_equal(g, np.full((4, 3), 1 / 12))
+
+
 def test_concat_takes_a_lone_variable():
     x = paddle.static.data("x", [2, 3], "int64")
     out = paddle.concat(x)

@@ -7,16 +7,19 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import fluidc as fluid
 from fluidc.codegen import c_plan, compiler
 from fluidc.frontend.errors import CompileError
-from fluidc.frontend.ops import VarInfo
+from fluidc.frontend.ops import OpDesc, VarInfo
 from fluidc.passes.fuse import Concurrent, Kernel, run_concurrently
 from fluidc.passes.pipeline import lower_for_batch
 from fluidc.passes.scheduler import SchedulerGraph
 from fluidc.runtime import plan_cache, tiered
 from fluidc.runtime.plan import Plan
+from test_random_aliasing import STRATEGIES, training_programs
 
 
 def _deep(blocks: int, width: int = 16, optimizer: str = "adam", norm: bool = True):
@@ -82,6 +85,77 @@ def test_repeated_layers_compile_each_distinct_kernel_once():
                  if line.strip().startswith("kernel_") and line.rstrip().endswith(");")}:
         assert f"static void {call}(" in module.source or f"#define {call} kernel_" in \
             module.source
+
+
+def _rendered_once_is_rendered_each(lp, batch: int | None = 8) -> int:
+    """The module with each kernel structure rendered once is the module rendering every
+    kernel, byte for byte; the number of kernels that took another's rendering."""
+    calls = []
+    real = c_plan.structure
+    c_plan.structure = lambda *a: calls.append(real(*a)) or calls[-1]
+    try:
+        once = c_plan.generate_c(lp.steps, lp.infos, lp.storage, load=False, batch=batch)
+    finally:
+        c_plan.structure = real
+    each = c_plan.generate_c(lp.steps, lp.infos, lp.storage, load=False, batch=batch,
+                             memo=False)
+    assert once.source == each.source and once.units == each.units
+    assert once.slots == each.slots and once.schedule == each.schedule
+    assert None not in calls  # every step kind is keyed
+    return len(calls) - len({c.key for c in calls})
+
+
+def _bench_model(name: str, test: bool):
+    from fluidc.bench import cnn_train, transformer
+    if name == "cnn":
+        m = cnn_train.FluidcCNN()
+        return (m.test_program if test else m.main), ["img"] + ([] if test else ["label"]), \
+            [(m.logits if test else m.loss).name]
+    m = transformer.FluidcBlock()
+    return (m.test_program if test else m.main), ["x"], [(m.out if test else m.loss).name]
+
+
+@pytest.mark.parametrize("model", ["deep", "cnn", "transformer"])
+@pytest.mark.parametrize("test", [False, True], ids=["train", "infer"])
+def test_kernels_of_one_structure_are_rendered_once(model, test):
+    if model == "deep":
+        main, _, loss = _deep(6)
+        program, feeds, fetches = main.clone(for_test=test), ["x", "y"], [loss.name]
+    else:
+        program, feeds, fetches = _bench_model(model, test)
+    lp = lower_for_batch(program, feeds, fetches, 8, written_products=True)
+    taken = _rendered_once_is_rendered_each(lp)
+    if model == "deep" and not test:
+        assert taken > 20  # six equal blocks
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(training_programs(), st.sampled_from(STRATEGIES))
+def test_random_training_programs_render_once_as_each(prog, strategy):
+    main, _, feeds, fetch = prog
+    batch = next(iter(feeds.values()))[0]
+    _rendered_once_is_rendered_each(
+        lower_for_batch(main, list(feeds), fetch, batch, strategy=strategy), batch)
+
+
+def test_structures_tell_apart_what_renders_apart():
+    """Keys see the type of an attribute (1 or True, 0.0 or -0.0), each var's shape and dtype,
+    and which vars share storage; not names."""
+    infos = {n: VarInfo((4,), fluid.VarType.FP32) for n in ("a", "b", "c", "d")}
+
+    def key(attrs, ins=("a", "b"), out="c", storage=str, info=infos):
+        op = OpDesc("elementwise_add", {"X": [ins[0]], "Y": [ins[1]]},
+                               {"Out": [out]}, attrs)
+        return c_plan.structure(Kernel([op], (4,), list(ins), [out]), info, storage, False).key
+
+    base = key({"axis": -1})
+    assert key({"axis": -1}, ("b", "a"), "d") == base  # renamed
+    assert key({"axis": -1}, ("a", "a")) != base  # one var read twice
+    assert key({"axis": -1}, storage=lambda n: "a" if n == "c" else n) != base  # in place
+    assert key({"axis": True}) != key({"axis": 1})
+    assert key({"axis": 0.0}) != key({"axis": -0.0})
+    wide = dict(infos, b=VarInfo((4,), fluid.VarType.FP64))
+    assert key({"axis": -1}, info=wide) != base
 
 
 def test_units_link_into_the_library_one_unit_makes(monkeypatch, tmp_path):

@@ -76,8 +76,9 @@ def test_random_paddle_training_gives_paddles_steps(case, how):
     with fluid.scope_guard(scope):
         exe.run(startup)
         for key in steps:
-            got, = exe.run(target, feed=feed, fetch_list=[loss])
-            np.testing.assert_allclose(got, DATA[key], err_msg=f"{key} ({how})", **tol)
+            got, = exe.run(target, feed=feed, fetch_list=[loss])  # the `mean` op's: 0-d
+            np.testing.assert_allclose(got, DATA[key], err_msg=f"{key} ({how})", strict=True,
+                                       **tol)
     # Adam divides by sqrt(v): a gradient at rounding level moves by a full step on either side
     state_tol = dict(rtol=1e-4, atol=1e-5) if tol is F32 else dict(rtol=1e-8, atol=1e-10)
     for key in (k for k in DATA.files if k.startswith(f"{case}/state/")):

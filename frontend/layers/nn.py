@@ -130,12 +130,14 @@ def softmax(input, use_cudnn: bool = False, name=None, axis: int = -1):
 
 
 def mean(x, name=None):
-    """The mean of every element, shape [1]."""
-    return append_unary("mean", x, name, REAL_DTYPES)
+    """The mean of every element, shape [1] as in Paddle 1.x: a reduce_mean over every axis
+    spelt the 1.x way (`dim=[0]`), since the `mean` op itself gives a 0-d result (Paddle 3.x)."""
+    check_variable_and_dtype(x, "x", REAL_DTYPES, "mean")
+    return _reduce("reduce_mean", x, None, False, name, layer="mean")
 
 
-def _reduce(op_type: str, input, dim, keep_dim: bool, name) -> Variable:
-    helper = LayerHelper(op_type, name=name)
+def _reduce(op_type: str, input, dim, keep_dim: bool, name, layer: str = "") -> Variable:
+    helper = LayerHelper(layer or op_type, name=name)
     out = helper.create_variable_for_type_inference(input.dtype)
     reduce_all = dim is None or dim == [] or (isinstance(dim, (list, tuple)) and
                                              len(dim) == len(input.shape))

@@ -10,8 +10,8 @@ from ..dtypes import to_numpy_dtype, convert_dtype
 from ..errors import ShapeError
 from .expr import ExprBuilder, reachable
 from .handler import numpy_handler
-from .registry import (EMPTY_VAR, OpDef, OpDesc, VarInfo, get_op_def, grad_name, register,
-                       slots)
+from .registry import (EMPTY_VAR, OpDef, OpDesc, Unkeyed, VarInfo, attr_key, get_op_def,
+                       grad_name, register, slots)
 
 Shape = tuple[int, ...]
 
@@ -93,13 +93,35 @@ def value_inputs(op: OpDesc, infos: dict[str, VarInfo]) -> list[str]:
     names = op.input_arg_names
     if opdef.kind != "pointwise":
         return names
-    b = ExprBuilder()
     flat = [n for v in op.inputs.values() for n in v]
-    loads = {k: [b.load(flat.index(n), to_numpy_dtype(infos[n].dtype)) for n in v]
-             for k, v in op.inputs.items()}
-    res = opdef.expr(b, _in_values(opdef, loads), opdef.complete_attrs(op.attrs))
-    used = {flat[n.args[0]] for n in reachable(list(res.values())) if n.op == "load"}
-    return [n for n in names if n in used]
+    firsts = tuple(flat.index(n) for n in flat)  # a var in two slots is one load
+    try:  # what the expression reads depends on these alone, not on the var names
+        key = (op.type, tuple((k, len(v)) for k, v in op.inputs.items()), firsts,
+               tuple(int(infos[n].dtype) for n in flat),
+               tuple((k, attr_key(v)) for k, v in op.attrs.items()))
+    except Unkeyed:
+        key = None
+    used = _READS.get(key) if key is not None else None
+    if used is None:
+        b = ExprBuilder()
+        loads = [b.load(i, to_numpy_dtype(infos[flat[i]].dtype)) for i in firsts]
+        it = iter(loads)
+        res = opdef.expr(b, _in_values(opdef, {k: [next(it) for _ in v]
+                                               for k, v in op.inputs.items()}),
+                         opdef.complete_attrs(op.attrs))
+        used = frozenset(n.args[0] for n in reachable(list(res.values())) if n.op == "load")
+        if key is not None:
+            if len(_READS) >= _MAX_READS:
+                _READS.clear()
+            _READS[key] = used
+    read = {flat[i] for i in used}
+    return [n for n in names if n in read]
+
+
+# value_inputs' answers by op structure: (type, slot sizes, repeats, dtypes, attrs) -> the
+# positions (in slot order) of the inputs read. Bounded: cleared when full.
+_READS: dict[tuple, frozenset[int]] = {}
+_MAX_READS = 4096
 
 
 # Handler methods numpy defines on complex numbers as Paddle's complex kernels do (no ordering,

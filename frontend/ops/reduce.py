@@ -156,7 +156,7 @@ def _per_count(src: str, n: int, out: str, info: VarInfo, new_var) -> list[OpDes
 
 def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
-    attrs = dict(op.attrs) if op.type == "reduce_mean" else {"reduce_all": True, "dim": [0]}
+    attrs = dict(op.attrs) if op.type == "reduce_mean" else {"reduce_all": True, "dim": []}
     axes = reduce_axes(attrs, len(x.shape))
     n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
     out = op.output("Out")[0]
@@ -179,7 +179,7 @@ def _mean_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDes
 
 def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc]:
     x = infos[op.input("X")[0]]
-    attrs = dict(op.attrs) if op.type == "reduce_mean_grad" else {"reduce_all": True, "dim": [0]}
+    attrs = dict(op.attrs) if op.type == "reduce_mean_grad" else {"reduce_all": True, "dim": []}
     axes = reduce_axes(attrs, len(x.shape))
     n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
     dout = infos[op.input("Out@GRAD")[0]]
@@ -193,7 +193,7 @@ def _mean_grad_lowering(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[
 def _mean_reference(ins, a):
     x = np.asarray(ins["X"][0])
     if "dim" not in a:
-        return {"Out": [np.asarray(x.mean(), dtype=x.dtype).reshape(1)]}
+        return {"Out": [np.asarray(x.mean(), dtype=x.dtype)]}
     out = x.mean(axis=reduce_axes(a, x.ndim), keepdims=True)
     return {"Out": [out.reshape(reduced_shape(x.shape, a)).astype(x.dtype)]}
 
@@ -207,7 +207,7 @@ def _mean_grad(op: OpDesc) -> list[OpDesc]:
 register(OpDef("reduce_mean", slots("X"), slots("Out"), REDUCE_ATTRS, _infer, "composite",
                reference=_mean_reference, grad=_mean_grad, lower=_mean_lowering))
 register(OpDef("mean", slots("X"), slots("Out"), {},
-               lambda ins, a: {"Out": [VarInfo((1,), ins["X"][0].dtype)]}, "composite",
+               lambda ins, a: {"Out": [VarInfo((), ins["X"][0].dtype)]}, "composite",
                reference=_mean_reference, grad=_mean_grad, lower=_mean_lowering))
 for _t in ("reduce_mean_grad", "mean_grad"):
     register(OpDef(_t, slots("X", "Out@GRAD"), slots("X@GRAD"),

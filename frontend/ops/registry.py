@@ -70,6 +70,23 @@ class OpDesc:
         return copy.deepcopy(self)
 
 
+class Unkeyed(Exception):
+    """A value of a kind attr_key does not know."""
+
+
+def attr_key(value):
+    """An attribute value as an exact, hashable key: typed, since True == 1 and -0.0 == 0.0
+    as values. Lists, tuples, strings, ints, bools, floats, None; else Unkeyed."""
+    t = type(value)
+    if t is float:
+        return ("float", repr(value))
+    if t in (int, bool, str) or value is None:
+        return (t.__name__, value)
+    if t in (list, tuple):
+        return (t.__name__, *map(attr_key, value))
+    raise Unkeyed(t.__name__)
+
+
 @dataclass
 class VarInfo:
     """What shape inference knows of a var: its shape (-1 for unknown dims), dtype and LoD level."""
