@@ -3,7 +3,6 @@ AttentionKernel): q, k, v, the mask and the output are addressed through strides
 transposes splitting heads off (and merging them back) are only other strides."""
 from __future__ import annotations
 
-
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo
 from ..frontend.ops.nn import SOFTMAX_FLOOR
