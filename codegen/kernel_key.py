@@ -50,7 +50,7 @@ def structure(step, infos: dict[str, VarInfo], storage: Callable[[str], str],
     def walk(x):
         if isinstance(x, str):
             return var(x) if x in infos else x
-        if x is None or isinstance(x, (bool, int)):  # typed: True == 1 as a key
+        if x is None or isinstance(x, (bool, int)):  # typed (enums too): True == 1 as a key
             return (type(x).__name__, x)
         if isinstance(x, float):  # repr: -0.0 == 0.0 as a key
             return ("float", repr(x))
@@ -70,9 +70,8 @@ def structure(step, infos: dict[str, VarInfo], storage: Callable[[str], str],
         body = walk(step)
     except Unkeyed:
         return None
-    by_storage = dict(zip(storages.values(), storages))
     var_infos = tuple((_info(infos[n]), storages[storage(n)]) for n in names)
-    storage_infos = tuple(_info(infos.get(by_storage[i])) for i in range(len(storages)))
+    storage_infos = tuple(_info(infos.get(s)) for s in storages)  # in their numbers' order
     return Structure((body, var_infos, storage_infos, extra), list(storages))
 
 
