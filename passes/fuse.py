@@ -483,16 +483,17 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
     groups = group_ops(ops, infos, fuse, reduce_prologue, row_fusion, storage, products, values,
                        pools, generated_bfloat16)
     reads = {id(op): v for op, v in zip(ops, values)}
-    reads_after: list[set[str]] = [set() for _ in groups]
-    seen: set[str] = set()
-    for i in range(len(groups) - 1, -1, -1):
-        reads_after[i] = set(seen)
-        g = groups[i]
+    last_read: dict[str, int] = {}  # var -> the last group reading it
+    for i, g in enumerate(groups):
         for op in (g.ops if isinstance(g, _Group) else [g]):
-            seen.update(reads[id(op)])
+            last_read.update(dict.fromkeys(reads[id(op)], i))
+
+    def read_after(n: str, i: int) -> bool:
+        """Whether a group after the i-th reads n."""
+        return last_read.get(n, -1) > i
     steps: list[Step] = []
     folded: set[int] = set()  # ids of transpose2 ops folded into the pool before them
-    for i, (g, later) in enumerate(zip(groups, reads_after)):
+    for i, g in enumerate(groups):
         if isinstance(g, OpDesc) and id(g) in folded:
             continue
         if isinstance(g, OpDesc) and g.type in POOLS and pool_result(g) in pools:
@@ -501,14 +502,14 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             # y read by the transpose alone (live_out holds storages read through views)
             fold = g.type == "pool2d" and isinstance(nxt, OpDesc) and nxt.type == "transpose2" \
                 and nxt.input("X") == [y] and y not in live_out \
-                and y not in reads_after[i + 1] and not nxt.outputs.get("XShape")
+                and not read_after(y, i + 1) and not nxt.outputs.get("XShape")
             if fold:
                 folded.add(id(nxt))
             ops_ = [g, nxt] if fold else [g]
             conv = steps[-1] if steps and isinstance(steps[-1], ConvKernel) else None
             x = g.input("X")[0]
             if y in conv_pools and conv is not None and conv.pool is None \
-                    and conv.outputs == [x] and x not in live_out and x not in later:
+                    and conv.outputs == [x] and x not in live_out and not read_after(x, i):
                 steps[-1] = ConvKernel(conv.ops + ops_, tuple(infos[x].shape), conv.inputs,
                                        [pool_result(ops_[-1])], split=conv.split)
                 continue
@@ -520,7 +521,7 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
             prev = steps[-1].op if steps and isinstance(steps[-1], Extern) else None
             x = g.input("Input")[0]
             fold = prev is not None and prev.type == "transpose2" and prev.output("Out") == [x] \
-                and x not in live_out and x not in later and not prev.outputs.get("XShape")
+                and x not in live_out and not read_after(x, i) and not prev.outputs.get("XShape")
             if fold:
                 steps.pop()
             ops_ = [prev, g] if fold else [g]
@@ -537,7 +538,7 @@ def build_steps(ops: list[OpDesc], infos: dict[str, VarInfo], live_out: set[str]
         for op in g.ops:
             inputs += [n for n in reads[id(op)] if n not in written and n not in inputs]
             written += [n for n in op.output_arg_names if n not in written]
-        outputs = [n for n in written if n in later or n in live_out]
+        outputs = [n for n in written if read_after(n, i) or n in live_out]
         if g.matmul:
             steps.append(MatmulKernel(g.ops, g.shape, inputs, outputs, split=g.split))
         else:
