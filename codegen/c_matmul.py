@@ -9,7 +9,7 @@ import numpy as np
 
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo
-from ..passes.fuse import Kernel, MatmulKernel
+from ..passes.fuse import Kernel, MatmulKernel, PackKernel
 from ..passes.matmul import gemm_layout
 from .c import _ENV, CPrinter, c_type
 from .dynamic_batch import BATCH
@@ -17,6 +17,7 @@ from .kernel import Storage, build_spec
 
 # Products below this many multiply-adds run on one thread: starting the others costs more.
 PARALLEL_MIN_FMAS = 1 << 20
+PARALLEL_MIN_PACK = 1 << 16  # and weights below this many elements are packed on one
 SUFFIX = {"float32": "f32", "float64": "f64"}
 
 
@@ -73,7 +74,7 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     folded_out = step.product in step.heads
     stores_product = step.product in step.outputs or folded_out
     (x, x_heads), (w, w_heads) = step.held(layout.x), step.held(layout.w)
-    x, w, stored = storage(x), storage(w), storage(stored)
+    x, w, stored = storage(x), storage(step.packed or w), storage(stored)
     buffers = list(dict.fromkeys([x, w] + [b for b in spec.buffers if b != product]
                                  + ([stored] if stores_product else [])))
     outputs = {storage(n) for n in step.outputs}
@@ -109,10 +110,26 @@ def render_matmul(step: MatmulKernel, infos: dict[str, VarInfo], name: str,
     source = _ENV.get_template("matmul.c.j2").render(
         name=name, params=params, s=SUFFIX[dtype.name], T=c_type(dtype), m=m, n=n, k=k,
         x=f"b{buffers.index(x)}", w=f"b{buffers.index(w)}", x_transposed=layout.x_transposed,
-        sk=sk, sn=sn, lda=lda, x_at=x_at, w_at=w_at, batch=layout.batch,
+        sk=sk, sn=sn, lda=lda, x_at=x_at, w_at=w_at, batch=layout.batch, packed=bool(step.packed),
         parallel=int(layout.batch * m * n * k >= PARALLEL_MIN_FMAS),
         row_lines=row_lines, body=body)
     return MatmulSpec(buffers, dtypes, written, dtype, source, layout.x_transposed)
+
+
+def render_pack(step: PackKernel, infos: dict[str, VarInfo], name: str,
+                storage: Storage = str) -> MatmulSpec:
+    """The C function packing a weight for the products over it: params are W, the packed var."""
+    w, packed = storage(step.weight), storage(step.outputs[0])
+    dtype = to_numpy_dtype(infos[w].dtype)
+    k, n = step.shape
+    sk, sn = (1, k) if step.ops[0].attr("transposed") else (n, 1)
+    params = [f"const int64_t {BATCH}", f"const {c_type(dtype)} *restrict b0",
+              f"{c_type(dtype)} *restrict b1"]
+    source = _ENV.get_template("pack.c.j2").render(
+        name=name, params=params, s=SUFFIX[dtype.name], k=k, n=n, sk=sk, sn=sn,
+        transposed=step.ops[0].attr("transposed"), size=infos[packed].shape[0], batch=BATCH,
+        parallel=int(k * n >= PARALLEL_MIN_PACK))
+    return MatmulSpec([w, packed], [dtype, dtype], [False, True], dtype, source)
 
 
 def render_gemm_helpers(specs: list[MatmulSpec]) -> list[str]:

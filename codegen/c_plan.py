@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from ..frontend.logs import logger
 from ..frontend.ops import VarInfo
 from ..passes.attention import AttentionKernel
-from ..passes.fuse import Concurrent, ConvKernel, Extern, MatmulKernel, PoolKernel, Step
+from ..passes.fuse import (Concurrent, ConvKernel, Extern, MatmulKernel, PackKernel, PoolKernel,
+                           Step)
 from .c import c_type, render_kernel, render_module
 from .c_attention import render_attention
-from .c_matmul import render_gemm_helpers, render_matmul
+from .c_matmul import render_gemm_helpers, render_matmul, render_pack
 from .c_conv import render_conv
 from .c_pool import render_pool
 from .compiler import is_built
@@ -42,10 +43,13 @@ class CModule:
     # The batch size the source is rendered for (slot 0 of the table holds it, read as `nb`);
     # None where the plan has no batch dim. Libraries are shared across sizes (dynamic_batch).
     batch: int | None = None
+    # The segment packing the weights the products read packed (prepack.py): run when a plan
+    # is bound and when a packed weight may have changed, never in the schedule; None if none.
+    pack: str | None = None
 
     def load(self) -> "CModule":
         """Compile (or find in the cache) and load the library, if there is any kernel."""
-        if any(isinstance(s, str) for s in self.schedule):
+        if self.pack or any(isinstance(s, str) for s in self.schedule):
             self.lib = load_library(self.source, self.batch, self.units)
         return self
 
@@ -99,47 +103,46 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
             spec = render_conv(step, infos, _NAME, storage)
         elif isinstance(step, AttentionKernel):
             spec = render_attention(step, infos, _NAME, storage)
+        elif isinstance(step, PackKernel):
+            spec = render_pack(step, infos, _NAME, storage)
         else:
             spec = build_spec(step, infos, storage)
             return spec, render_kernel(spec, _NAME, orphan)
         return spec, spec.source
 
-    for part in segments(steps):
-        if isinstance(part, Extern):
-            schedule.append(part)
-            continue
-        calls = []
+    def call(step, orphan: bool = False) -> str:
+        name = names[id(step)]
+        struct = structure(step, infos, storage, orphan) if memo else None
+        seen = by_structure.get(struct.key) if struct is not None else None
+        buffers = struct.buffers(seen[0], seen[1].buffers) if seen is not None else None
+        if buffers is not None:  # a structure rendered before: its code, these buffers
+            _, spec, source = seen
+        else:
+            spec, source = render(step, orphan)
+            buffers = spec.buffers
+            if struct is not None:
+                by_structure.setdefault(struct.key, (struct, spec, source))
+        if isinstance(step, (MatmulKernel, AttentionKernel, PackKernel)):
+            gemms.append(spec)
+        # Kernels of equal code (repeated layers) are compiled once; the others are aliases.
+        first = defined.setdefault(source, name)
+        if first == name:
+            kernels.append(f"/* {name}: {kernel_header(step)} */\n"
+                           f"{source.replace(_NAME, name)}")
+        else:
+            kernels.append(f"/* {name}: {kernel_header(step)}: the code of {first} */\n"
+                           f"#define {name} {first}")
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("%s: %s, %d lines of C", name, kernel_header(step),
+                       kernels[-1].count("\n") + 1)
+        args = [f"({'' if w else 'const '}{c_type(d)} *)"
+                f"s[{slots.setdefault(b, len(slots) + 1)}]"  # slot 0: the batch
+                for b, d, w in zip(buffers, spec.dtypes, spec.written)]
+        return f"{name}({', '.join([BATCH] + args)});"
 
-        def call(step, orphan: bool = False) -> str:
-            name = names[id(step)]
-            struct = structure(step, infos, storage, orphan) if memo else None
-            seen = by_structure.get(struct.key) if struct is not None else None
-            buffers = struct.buffers(seen[0], seen[1].buffers) if seen is not None else None
-            if buffers is not None:  # a structure rendered before: its code, these buffers
-                _, spec, source = seen
-            else:
-                spec, source = render(step, orphan)
-                buffers = spec.buffers
-                if struct is not None:
-                    by_structure.setdefault(struct.key, (struct, spec, source))
-            if isinstance(step, (MatmulKernel, AttentionKernel)):
-                gemms.append(spec)
-            # Kernels of equal code (repeated layers) are compiled once; the others are aliases.
-            first = defined.setdefault(source, name)
-            if first == name:
-                kernels.append(f"/* {name}: {kernel_header(step)} */\n"
-                               f"{source.replace(_NAME, name)}")
-            else:
-                kernels.append(f"/* {name}: {kernel_header(step)}: the code of {first} */\n"
-                               f"#define {name} {first}")
-            if _log.isEnabledFor(logging.DEBUG):
-                _log.debug("%s: %s, %d lines of C", name, kernel_header(step),
-                           kernels[-1].count("\n") + 1)
-            args = [f"({'' if w else 'const '}{c_type(d)} *)"
-                    f"s[{slots.setdefault(b, len(slots) + 1)}]"  # slot 0: the batch
-                    for b, d, w in zip(buffers, spec.dtypes, spec.written)]
-            return f"{name}({', '.join([BATCH] + args)});"
-
+    def segment(part: list) -> str:
+        """The name of a new segment calling the kernels of `part` in order."""
+        calls = [f"const int64_t {BATCH} = (int64_t)(intptr_t)s[0];"]
         for step in part:
             if isinstance(step, Concurrent):
                 # One parallel region; each kernel's loop is an orphaned `omp for nowait`.
@@ -147,9 +150,13 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
                 calls += ["    " + call(k, orphan=True) for k in step.parts] + ["}"]
             else:
                 calls.append(call(step))
-        calls.insert(0, f"const int64_t {BATCH} = (int64_t)(intptr_t)s[0];")
         rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
-        schedule.append(rendered[-1]["name"])
+        return rendered[-1]["name"]
+
+    packs = [s for s in steps if isinstance(s, PackKernel)]  # run once per binding: CModule.pack
+    pack = segment(packs) if packs else None
+    for part in segments([s for s in steps if not isinstance(s, PackKernel)]):
+        schedule.append(part if isinstance(part, Extern) else segment(part))
     helpers = render_gemm_helpers(gemms)
     source = render_module(kernels, rendered, helpers)
     if _log.isEnabledFor(logging.DEBUG):
@@ -157,7 +164,7 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
                    "of C", len(kernels), len(defined), len(rendered),
                    len(schedule) - len(rendered), source.count("\n") + 1)
     module = CModule(source, schedule, slots, units=split_units(kernels, rendered, helpers),
-                     batch=batch)
+                     batch=batch, pack=pack)
     return module.load() if load else module
 
 

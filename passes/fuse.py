@@ -70,6 +70,9 @@ class MatmulKernel(Fused):
     var, h); the head transposes folded into the product's strides (attention.fold_heads)."""
 
     heads: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # The var holding W packed as the product reads it (a PackKernel's output), packed once
+    # per binding of the plan rather than on every run; "" where the product packs W itself.
+    packed: str = ""
 
     @property
     def matmul(self) -> OpDesc:
@@ -83,6 +86,16 @@ class MatmulKernel(Fused):
         """(the var holding `var` (X, W or the product), its heads): (var, 1) as the matmul
         names it, or its heads-second holder."""
         return self.heads.get(var, (var, 1))
+
+
+@dataclass
+class PackKernel(Fused):
+    """A weight W that the plan only reads, packed into panels as the generated products read
+    it (prepack.py): `ops[0]`, a pack_weight op of W, writing the packed var."""
+
+    @property
+    def weight(self) -> str:
+        return self.inputs[0]
 
 
 # The ops a PoolKernel computes: pools and their grads (which write X@GRAD).
@@ -182,7 +195,7 @@ class Concurrent:
         return [op for k in self.parts for op in k.ops]
 
 
-Step = Kernel | MatmulKernel | PoolKernel | ConvKernel | Extern | Concurrent
+Step = Kernel | MatmulKernel | PackKernel | PoolKernel | ConvKernel | Extern | Concurrent
 
 
 def flat_steps(steps: list[Step]) -> list[tuple[int | None, "Fused | Extern"]]:

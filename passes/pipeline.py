@@ -27,6 +27,7 @@ from .matmul import generated_products, split_product_grads
 from .index_checks import index_checks, insert_index_checks
 from .inplace import write_in_place
 from .lower import lower_ops
+from .prepack import prepack_weights
 from .prune import needed_inputs, prune_ops
 from .shape_inputs import fold_shape_inputs
 from .scheduler import Arena, SchedulerGraph, plan_arena, step_accesses
@@ -274,6 +275,13 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
                          live_out | set(storage.values()))
         steps = run_pass("fold_heads", fold_heads, steps, infos, live_out | set(storage.values()))
     graph = SchedulerGraph(steps, storage, live_in, live_out)
+    packed: set[str] = set()  # weights packed once per binding, held through every run
+    if strategy.fuse_all and target == "c":
+        steps, packed = run_pass("prepack_weights", prepack_weights, steps, infos, set(state),
+                                 graph.storage)
+        if packed:
+            live_out = live_out | packed
+            graph = SchedulerGraph(steps, storage, live_in, live_out)
     if strategy.enable_inplace:
         storage.update(run_pass("inplace", write_in_place, steps, infos, graph, keep=set(lods)))
         graph = SchedulerGraph(steps, storage, live_in, live_out)
@@ -282,7 +290,7 @@ def _lower_tail(program: Program, lowered: list[OpDesc], infos: dict[str, VarInf
         graph = SchedulerGraph(steps, storage, live_in, live_out)
     pinned = {graph.storage(n) for n in marked.pinned(block) if n in infos} if marked else set()
     constants = once_per_binding(graph)  # their storages keep their values between runs
-    pinned |= {graph.storage(n) for n in constants}
+    pinned |= {graph.storage(n) for n in constants | packed}
     # A LoD that no longer covers its var's rows (the op changed them) is not handed out.
     lods = {n: v for n, v in lods.items()
             if n in infos and infos[n].shape and v[-1][-1] == infos[n].shape[0]}

@@ -16,7 +16,7 @@ from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import FluidcError, LoDFetchError, UninitializedVarError
 from ..frontend.ops import get_op_def
 from ..frontend.ops.registry import EMPTY_VAR
-from ..passes.fuse import Extern
+from ..passes.fuse import Extern, PackKernel
 from ..passes.pipeline import LoweredProgram
 from ..passes.scheduler import step_accesses
 from ..passes.prune import needed_inputs
@@ -76,6 +76,12 @@ class Plan:
         self.fed_state = [n for n in lowered.feeds if n in state]
         self.locks = bool(self.fed_state) or any(
             n in state or (n in infos and lowered.storage(n) in state) for n in written)
+        # Whether a run may write persistables in place (a control-flow op's blocks may):
+        # plans holding packed weights then pack them again (see _repack).
+        self.writes_state = self.locks or any(
+            isinstance(s, Extern) and get_op_def(s.op.type).kind == "control"
+            for s in lowered.steps)
+        self.packed_weights = [s.weight for s in lowered.steps if isinstance(s, PackKernel)]
         self.last_lock = None  # (scope, its run lock) of the last locked run (Executor.run)
         self._generators: dict[int, torch.Generator] = {}
         self.fetch_lods = [lowered.lods.get(n) for n in lowered.fetches]  # fixed per plan
@@ -109,6 +115,9 @@ class Plan:
         self.calls: list = []
         self.fetchers: list = []
         self.fetch_views: list = []
+        self.packed: list[torch.Tensor] = []  # the scope's tensors of packed_weights, as bound
+        self.pack = None  # the call packing them (CModule.pack)
+        self.packed_from: tuple = ()  # what they were packed from: see _repack
 
     def spawn(self) -> "Plan":
         """Another instance of this plan for a concurrent run: the same compiled module,
@@ -224,6 +233,26 @@ class Plan:
             if self.on_cpu else []
         self.bound = bound
         self.scope = scope
+        if self.packed_weights:
+            self.packed = [tensors[w] for w in self.packed_weights]
+            self.pack = self.module.segment(self.module.pack, self.table)
+            self._pack()
+
+    def _pack(self) -> None:
+        """Pack the weights the products read packed (passes/prepack.py), noting what from:
+        the latest run that wrote persistables and each weight's torch version."""
+        self.packed_from = (_state_written[0], [t._version for t in self.packed])
+        self.pack()
+
+    def _repack(self) -> None:
+        """Pack again if a weight may have changed since: a run of a plan that writes
+        persistables ended (C kernels write with no torch version), or torch wrote the
+        weight in place (load_vars, set_value, a library call). A new tensor in the scope
+        binds the plan anew, which packs."""
+        written, versions = self.packed_from
+        if written is not _state_written[0] or any(
+                t._version != v for t, v in zip(self.packed, versions)):
+            self._pack()
 
     def _call(self, step, tensors, scope: Scope):
         if isinstance(step, str):
@@ -270,6 +299,16 @@ class Plan:
                 if holder._t is not t:  # someone replaced a scope tensor: point at the new one
                     self.bind(scope)
                     break
+            else:
+                if self.packed:
+                    self._repack()
+        try:
+            return self._run(feed, return_numpy)
+        finally:
+            if self.writes_state:
+                _state_written[0] = object()
+
+    def _run(self, feed: dict[str, np.ndarray], return_numpy: bool) -> list:
         if self.on_cpu:
             held = {}  # contiguous copies of odd feeds, alive through the run
             if self.direct_feeds:
@@ -322,6 +361,9 @@ class Plan:
 
 
 _generators_lock = threading.Lock()
+# A new object when a run of a plan that writes persistables ends (set, not incremented: two
+# threads ending runs at once leave one of their objects, never an old one).
+_state_written = [object()]
 _scope_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _scope_locks_lock = threading.Lock()
 

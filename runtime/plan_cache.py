@@ -153,7 +153,8 @@ def store_plan(key: str, lowered: LoweredProgram, module: CModule, arena: Arena)
     path = d / f"p_{key}.pkl"
     try:
         data = pickle.dumps((lowered, CModule(module.source, module.schedule, module.slots,
-                                              units=module.units, batch=module.batch),
+                                              units=module.units, batch=module.batch,
+                                              pack=module.pack),
                              arena),
                             protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError) as e:

@@ -47,7 +47,9 @@ def test_product_with_bias_and_relu_matches_numpy(m, k, n, dtype, tol):
         x = fluid.data("x", [None, k], dtype)
         return [fluid.layers.fc(x, n, act="relu")]
     (got,), steps, params = _run(build, {"x": xs})
-    assert _kinds(steps) == ["MatmulKernel"]
+    # W, a parameter the plan only reads, is packed once (prepack.py), not in every run
+    assert _kinds(steps) == ["PackKernel", "MatmulKernel"]
+    assert steps[1].packed == steps[0].outputs[0] and steps[0].weight == "fc_0.w_0"
     w, b = params["fc_0.w_0"], params["fc_0.b_0"]
     want = np.maximum(xs @ w + b, 0)
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * np.abs(want).max())
@@ -208,7 +210,7 @@ def test_product_used_later_is_stored_as_well():
         h = fluid.layers.mul(x, w)
         return [fluid.layers.sigmoid(h), h]
     (act, prod), steps, params = _run(build, {"x": xs})
-    assert _kinds(steps) == ["MatmulKernel"]
+    assert _kinds(steps) == ["PackKernel", "MatmulKernel"]
     want = xs @ params["w"]
     np.testing.assert_allclose(prod, want, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(act, 1 / (1 + np.exp(-want)), rtol=1e-5, atol=1e-6)
@@ -242,7 +244,7 @@ def test_mlp_inference_is_three_matmul_kernels_equal_to_library_products():
         return [fluid.layers.fc(h, 10)]
     fluid.default_startup_program().random_seed = 1
     (got,), steps, params = _run(build, {"x": xs})
-    assert _kinds(steps) == ["MatmulKernel"] * 3
+    assert _kinds(steps) == ["PackKernel"] * 3 + ["MatmulKernel"] * 3
     (lib,), lib_steps, lib_params = _run(build, {"x": xs}, generated=False)
     assert "MatmulKernel" not in _kinds(lib_steps)
     h = xs
