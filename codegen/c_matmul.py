@@ -11,7 +11,8 @@ from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.ops import VarInfo
 from ..passes.fuse import Kernel, MatmulKernel, PackKernel
 from ..passes.matmul import gemm_layout
-from .c import _ENV, CPrinter, c_type
+from .c import _ENV, CPrinter, c_type, render_module
+from .compiler import HELPERS_MARK, prefetch_object
 from .dynamic_batch import BATCH
 from .kernel import Storage, build_spec
 
@@ -134,10 +135,47 @@ def render_pack(step: PackKernel, infos: dict[str, VarInfo], name: str,
 
 def render_gemm_helpers(specs: list[MatmulSpec]) -> list[str]:
     """The packing and tile functions for each dtype that has a matmul kernel (the tiles of a
-    transposed X too where one has it)."""
+    transposed X too where one has it), static: a library compiled as one unit."""
     transposed: dict[np.dtype, bool] = {}
     for spec in specs:
         transposed[spec.dtype] = transposed.get(spec.dtype, False) or spec.x_transposed
-    return [_ENV.get_template("gemm.c.j2").render(
-        s=SUFFIX[d.name], T=c_type(d), I=f"int{8 * d.itemsize}_t",
-        tiles=("", "_t") if t else ("",)) for d, t in transposed.items()]
+    return [_helpers(d, "static ", True, ("", "_t") if t else ("",))
+            for d, t in transposed.items()]
+
+
+def declared_helpers(dtypes) -> list[str]:
+    """What the kernel units of a library compiled in pieces declare of the helpers: each
+    dtype's are defined once, in its helpers unit (helpers_unit)."""
+    return [_helpers(d, HIDDEN, False) for d in dtypes]
+
+
+def helpers_unit(dtype) -> str:
+    """The helpers of `dtype` as a translation unit of their own (all tiles, hidden in the
+    library): its text is the same in every library, so the compiler caches its object once per
+    machine (compiler.HELPERS_MARK) and prefetch_helpers builds it while a program lowers."""
+    return HELPERS_MARK + render_module([], [], [_helpers(np.dtype(dtype), HIDDEN, True)])
+
+
+# Programs of this many ops make libraries compiled in pieces (the 10-block MLP's training
+# step, ~160 ops, is one unit; 25 blocks, ~390 ops, several).
+PREFETCH_MIN_OPS = 200
+PRODUCT_OPS = ("mul", "matmul", "matmul_v2")
+
+
+def prefetch_helpers(op_types: list[str]) -> None:
+    """Before a program with products that its library will compile in pieces is lowered: the
+    float32 helpers' object built in the background where the cache lacks it, so the
+    library's kernel units do not wait for it (the lowering takes a core, the compiler the
+    other)."""
+    if len(op_types) >= PREFETCH_MIN_OPS and any(t in PRODUCT_OPS for t in op_types):
+        prefetch_object(helpers_unit(np.float32))
+
+
+def _helpers(dtype: np.dtype, linkage: str, bodies: bool, tiles=("", "_t")) -> str:
+    return _ENV.get_template("gemm.c.j2").render(
+        s=SUFFIX[dtype.name], T=c_type(dtype), I=f"int{8 * dtype.itemsize}_t", tiles=tiles,
+        linkage=linkage, bodies=bodies)
+
+
+# Functions of one library's units that other units call: not exported by the library.
+HIDDEN = '__attribute__((visibility("hidden"))) '

@@ -14,7 +14,8 @@ from ..passes.fuse import (Concurrent, ConvKernel, Extern, MatmulKernel, PackKer
                            Step)
 from .c import c_type, render_kernel, render_module
 from .c_attention import render_attention
-from .c_matmul import render_gemm_helpers, render_matmul, render_pack
+from .c_matmul import (HIDDEN, declared_helpers, helpers_unit, render_gemm_helpers,
+                       render_matmul, render_pack)
 from .c_conv import render_conv
 from .c_pool import render_pool
 from .compiler import is_built
@@ -163,7 +164,8 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
         _log.debug("module: %d kernels (%d distinct) in %d segments, %d library calls, %d lines "
                    "of C", len(kernels), len(defined), len(rendered),
                    len(schedule) - len(rendered), source.count("\n") + 1)
-    module = CModule(source, schedule, slots, units=split_units(kernels, rendered, helpers),
+    dtypes = list(dict.fromkeys(spec.dtype for spec in gemms))
+    module = CModule(source, schedule, slots, units=split_units(kernels, rendered, dtypes),
                      batch=batch, pack=pack)
     return module.load() if load else module
 
@@ -174,7 +176,6 @@ _NAME = "fluidc_kernel_name_"
 # a compiler process's start (~80 ms) costs more than sharing less work saves.
 UNIT_MIN_BYTES = 32_000
 MAX_UNITS = 8
-_HIDDEN = '__attribute__((visibility("hidden"))) '
 # The segments' unit holds only calls (and their parallel regions): -O1 gives the same code
 # and took that unit 0.16-0.18 s of gcc against 0.26-0.48 s at -O3 (the 50-block MLP's plan:
 # its cold build's gcc and link 0.75-0.80 s against 0.82-1.12 s, three runs each, alternated;
@@ -182,10 +183,12 @@ _HIDDEN = '__attribute__((visibility("hidden"))) '
 SEGMENTS_PRAGMA = '#pragma GCC optimize ("O1")\n'
 
 
-def split_units(kernels: list[str], segments: list[dict], helpers: list[str]) -> tuple[str, ...]:
-    """The module as translation units to compile at once: the kernels dealt into one unit per
-    core (by size), made extern but hidden in the library, and a last unit declaring them with
-    the aliases and segments. () where one unit is as fast (little code, one core).
+def split_units(kernels: list[str], segments: list[dict], gemm_dtypes: list) -> tuple[str, ...]:
+    """The module as translation units to compile at once: the product helpers of each dtype
+    the kernels use (helpers_unit: the same text in every library, so its object is built once
+    per machine), the kernels dealt into one unit per core (by size), made extern but hidden in
+    the library, and a last unit declaring them with the aliases and segments. () where one
+    unit is as fast (little code, one core).
     (The segments alone cost about what a kernel unit does at -O3: put in one, they made it
     the slowest, measured; so their unit is compiled at -O1, SEGMENTS_PRAGMA.)"""
     code = [k for k in kernels if "\n#define " not in k]
@@ -196,11 +199,13 @@ def split_units(kernels: list[str], segments: list[dict], helpers: list[str]) ->
     sizes = [0] * n
     for k in sorted(code, key=len, reverse=True):  # largest first, each to the lightest unit
         i = sizes.index(min(sizes))
-        parts[i].append(k.replace("\nstatic void ", "\n" + _HIDDEN + "void ", 1))
+        parts[i].append(k.replace("\nstatic void ", "\n" + HIDDEN + "void ", 1))
         sizes[i] += len(k)
-    protos = [_HIDDEN + _signature(k) + ";" for k in code]
+    protos = [HIDDEN + _signature(k) + ";" for k in code]
     aliases = [k for k in kernels if "\n#define " in k]
-    return tuple([render_module(p, [], helpers) for p in parts]
+    helpers = declared_helpers(gemm_dtypes)
+    return tuple([helpers_unit(d) for d in gemm_dtypes]
+                 + [render_module(p, [], helpers) for p in parts]
                  + [SEGMENTS_PRAGMA + render_module(protos + aliases, segments, [])])
 
 

@@ -78,11 +78,12 @@ _trim_state: dict[str, list] = {}  # cache dir -> [estimated bytes or None, entr
 
 # Kernel libraries (k_: .so, its .c and sidecar), Triton modules (t_), plans (p_: the lowered
 # program and module of runtime/plan_cache.py, and its sidecar), measured product choices (m_:
-# codegen/product_choice.py).
+# codegen/product_choice.py), the product helpers' objects (o_: cached_object).
 _ENTRY = re.compile(r"^(k_[0-9a-f]{32})\.(?:so|c|meta)$|^(t_[0-9a-f]{32})\.py$"
-                    r"|^(p_[0-9a-f]{32})\.(?:pkl|meta)$|^(m_[0-9a-f]{32})\.json$")
+                    r"|^(p_[0-9a-f]{32})\.(?:pkl|meta)$|^(m_[0-9a-f]{32})\.json$"
+                    r"|^(o_[0-9a-f]{32})\.(?:o|meta)$")
 _BUILD_DIR = re.compile(r"^build_[a-z0-9_]{8}$")  # tempfile.mkdtemp(prefix="build_")
-_TEMP_FILE = re.compile(r"^\.[ktpm]_[0-9a-f]{32}\.(?:so|c|meta|py|pkl|json)\.[a-z0-9_]{8}\.tmp$")
+_TEMP_FILE = re.compile(r"^\.[ktpmo]_[0-9a-f]{32}\.(?:so|c|meta|py|pkl|json|o)\.[a-z0-9_]{8}\.tmp$")
 
 
 def cache_dir() -> Path:
@@ -316,18 +317,24 @@ def _dlclose(handle: int) -> None:
 
 
 def _build(cc: str, source: str, units: tuple[str, ...], d: Path, so: Path, key: str) -> int:
-    """Compile `units` (all at once, a compiler process each) and link them into `so`, with
-    `source` and the sidecar beside it; returns the bytes the entry takes."""
+    """Compile `units` (all at once, a compiler process each; a helpers unit's object from the
+    cache: cached_object) and link them into `so`, with `source` and the sidecar beside it;
+    returns the bytes the entry takes."""
     with tempfile.TemporaryDirectory(dir=d, prefix="build_") as tmp:
         objs, procs = [], []
         try:
             for i, unit in enumerate(units):
                 src, obj = Path(tmp) / f"k{i}.c", Path(tmp) / f"k{i}.o"
+                objs.append(str(obj))
+                if unit.startswith(HELPERS_MARK):
+                    continue
                 src.write_text(unit)
                 cmd = [cc, *COMPILE_FLAGS, "-c", str(src), "-o", str(obj)]
                 procs.append((cmd, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                                     stderr=subprocess.PIPE, text=True)))
-                objs.append(str(obj))
+            for unit, obj in zip(units, objs):  # while the others compile
+                if unit.startswith(HELPERS_MARK):
+                    Path(obj).write_bytes(cached_object(cc, unit, d))
             for cmd, p in procs:
                 _, err = p.communicate()
                 if p.returncode != 0:
@@ -354,6 +361,66 @@ def _build(cc: str, source: str, units: tuple[str, ...], d: Path, so: Path, key:
                            "sha256": hashlib.sha256(data).hexdigest()})
         atomic_write(so.with_suffix(".meta"), meta)
     return sum(_on_disk(n) for n in (len(data), len(source.encode()), len(meta)))
+
+
+# A unit opening with this line (c_matmul.helpers_unit) has the same text in every library that
+# calls the product helpers: its object is compiled once into the cache (o_ entries) and linked
+# into each such library.
+HELPERS_MARK = "/* fluidc: the product helpers, an object of their own in the kernel cache */\n"
+_objects_lock = threading.Lock()  # one compile of a cached object at a time in a process
+_prefetching: set[str] = set()  # units whose objects a background thread is building
+
+
+def cached_object(cc: str, unit: str, d: Path) -> bytes:
+    """The object file of `unit`, from the cache dir (verified) or compiled into it now."""
+    key = source_key(unit, cc, compiler_id(cc), target_isa(cc), *COMPILE_FLAGS, CACHE_FORMAT)
+    path = d / f"o_{key}.o"
+    with _objects_lock:
+        data = verified_bytes(path, key)
+        if data is not None:
+            _touch(path)
+            return data
+        start = time.perf_counter()
+        with tempfile.TemporaryDirectory(dir=d, prefix="build_") as tmp:
+            src, obj = Path(tmp) / "h.c", Path(tmp) / "h.o"
+            src.write_text(unit)
+            r = subprocess.run([cc, *COMPILE_FLAGS, "-c", str(src), "-o", str(obj)],
+                               capture_output=True, text=True, check=False)
+            if r.returncode != 0:
+                raise CompileError(f"compiling the product helpers failed ({cc} ...):\n"
+                                   f"{r.stderr[-4000:]}")
+            data = obj.read_bytes()
+        atomic_write(path, data)
+        meta = json.dumps({"key": key, "size": len(data),
+                           "sha256": hashlib.sha256(data).hexdigest()})
+        atomic_write(path.with_suffix(".meta"), meta)
+        _log.debug("built %s in %.2f s", path, time.perf_counter() - start)
+    # (outside the objects' lock: a build holding the cache's lock may be waiting for it)
+    wrote(d, _on_disk(len(data)) + _on_disk(len(meta)), keep=path.stem)
+    return data
+
+
+def prefetch_object(unit: str) -> None:
+    """Build the cached object of `unit` in a background thread (the compiler runs while the
+    caller goes on lowering a program), unless one is under way; nothing where it is cached."""
+    with _objects_lock:
+        if unit in _prefetching:
+            return
+        _prefetching.add(unit)
+
+    def build() -> None:
+        try:
+            cc = find_compiler()
+            if cc is not None:
+                d = cache_dir()
+                d.mkdir(parents=True, exist_ok=True)
+                cached_object(cc, unit, d)
+        except (CompileError, OSError) as e:  # the build that needs it says so
+            _log.debug("prefetching the product helpers failed: %s", e)
+        finally:
+            with _objects_lock:
+                _prefetching.discard(unit)
+    threading.Thread(target=build, name="fluidc-helpers", daemon=True).start()
 
 
 def _on_disk(nbytes: int) -> int:

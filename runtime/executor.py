@@ -14,6 +14,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..codegen import generate_c
+from ..codegen.c_matmul import prefetch_helpers
 from ..codegen.compiler import find_compiler
 from ..codegen.product_choice import choose_products
 from ..codegen.triton_plan import generate_triton, triton_device
@@ -337,6 +338,8 @@ class Executor:
         if found is not None:
             lowered, module, arena = found
             return Plan(lowered, program.random_seed, module=module.load(), arena_plan=arena)
+        if not triton:
+            prefetch_helpers([op.type for op in block.ops])
         lower = lowering(program, feed_infos, fetches, state_infos, strategy, feed_lods=lods,
                          target="triton" if triton else "c", shape_values=shape_values,
                          choose_products=choose_products)

@@ -4,6 +4,7 @@ library compiles — each checked bit for bit against the plain compiled plan.""
 import json
 import pickle
 import random
+import threading
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fluidc as fluid
-from fluidc.codegen import c_plan, compiler
+from fluidc.codegen import c_matmul, c_plan, compiler
 from fluidc.frontend.errors import CompileError
 from fluidc.frontend.ops import OpDesc, VarInfo
 from fluidc.passes.fuse import Concurrent, Kernel, run_concurrently
@@ -170,15 +171,73 @@ def test_units_link_into_the_library_one_unit_makes(monkeypatch, tmp_path):
     for units in (True, False):
         if not units:
             monkeypatch.setattr(c_plan, "split_units", lambda *a: ())
-        lp = lower_for_batch(main, ["x", "y"], [loss.name], 8)
+        # (products generated: the units call the helpers' object, the one unit its own copy)
+        lp = lower_for_batch(main, ["x", "y"], [loss.name], 8, written_products=True)
         module = c_plan.generate_c(lp.steps, lp.infos, lp.storage, load=False, batch=8)
         assert bool(module.units) == units
+        assert not units or module.units[0].startswith(compiler.HELPERS_MARK)
         exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
         exe.run(startup, scope=scope)
         plan = Plan(lp, 1, module=module.load())
         out = [plan.run(feed, scope)[0] for _ in range(3)]
         results.append(out + _state(scope, main))
     assert _same(results[0], results[1])
+
+
+def _split_module(blocks: int, width: int):
+    """A deep MLP's training module cut into units (its products call the helpers)."""
+    main, _, loss = _deep(blocks, width=width, optimizer="sgd")
+    lp = lower_for_batch(main, ["x", "y"], [loss.name], 8, written_products=True)
+    module = c_plan.generate_c(lp.steps, lp.infos, lp.storage, load=False, batch=8)
+    assert module.units
+    return module
+
+
+def test_product_helpers_are_one_cached_object_every_library_links(monkeypatch, tmp_path):
+    """Kernel units declare the helpers; their own unit (the same text in every library) is
+    compiled once into the cache and linked into each library; a damaged object is rebuilt."""
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(c_plan, "UNIT_MIN_BYTES", 2000)
+    monkeypatch.setattr(c_plan.os, "cpu_count", lambda: 3)
+    one = _split_module(4, 16)
+    helpers, *kernels, segments = one.units
+    assert helpers.startswith(compiler.HELPERS_MARK) and "fluidc_tile_f32_4(" in helpers
+    assert all("fluidc_tile_f32_4(" not in u and "fluidc_pack_f32(" in u for u in kernels)
+    one.load()
+    (obj,) = tmp_path.glob("o_*.o")
+    first = obj.stat()
+    compiled = []
+    run = compiler.subprocess.run
+    monkeypatch.setattr(compiler.subprocess, "run",
+                        lambda cmd, *a, **k: compiled.append(cmd) or run(cmd, *a, **k))
+    two = _split_module(5, 24)
+    assert two.units[0] == helpers and two.source != one.source
+    two.load()
+    assert not [c for c in compiled if "-c" in c]  # the object was not compiled again
+    assert list(tmp_path.glob("o_*.o")) == [obj] and obj.stat().st_ino == first.st_ino
+    obj.write_bytes(b"\x7fELF garbage")
+    compiled.clear()
+    _split_module(6, 16).load()  # a library linking a damaged object would not load
+    assert [c for c in compiled if "-c" in c]
+    key = json.loads(obj.with_suffix(".meta").read_text())["key"]
+    assert compiler.verify_entry(obj, key)
+
+
+def test_helpers_are_prefetched_while_a_large_program_lowers(monkeypatch, tmp_path):
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    started = []
+    monkeypatch.setattr(c_matmul, "prefetch_object", started.append)
+    c_matmul.prefetch_helpers(["mul"] * 10)  # small programs compile as one unit
+    c_matmul.prefetch_helpers(["relu"] * 500)  # no products
+    assert not started
+    c_matmul.prefetch_helpers(["mul"] + ["relu"] * 500)
+    assert started == [c_matmul.helpers_unit(np.float32)]
+    monkeypatch.undo()
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    compiler.prefetch_object(started[0])
+    for t in [t for t in threading.enumerate() if t.name == "fluidc-helpers"]:
+        t.join()
+    assert len(list(tmp_path.glob("o_*.o"))) == 1
 
 
 def test_a_unit_that_fails_to_compile_is_a_compile_error(tmp_path, monkeypatch):
