@@ -420,7 +420,8 @@ def prefetch_object(unit: str) -> None:
         finally:
             with _objects_lock:
                 _prefetching.discard(unit)
-    threading.Thread(target=build, name="fluidc-helpers", daemon=True).start()
+    # (not a daemon, as tiered.Build's compile thread: a process ending meanwhile waits for it)
+    threading.Thread(target=build, name="fluidc-helpers").start()
 
 
 def _on_disk(nbytes: int) -> int:
