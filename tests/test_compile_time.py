@@ -15,7 +15,8 @@ import fluidc as fluid
 from fluidc.codegen import c_matmul, c_plan, compiler
 from fluidc.frontend.errors import CompileError
 from fluidc.frontend.ops import OpDesc, VarInfo
-from fluidc.passes.fuse import Concurrent, Kernel, run_concurrently
+from fluidc.passes import fuse
+from fluidc.passes.fuse import Concurrent, Kernel, flat_steps, run_concurrently
 from fluidc.passes.pipeline import lower_for_batch
 from fluidc.passes.scheduler import SchedulerGraph
 from fluidc.runtime import plan_cache, tiered
@@ -86,6 +87,20 @@ def test_repeated_layers_compile_each_distinct_kernel_once():
                  if line.strip().startswith("kernel_") and line.rstrip().endswith(");")}:
         assert f"static void {call}(" in module.source or f"#define {call} kernel_" in \
             module.source
+
+
+def test_kernels_touch_at_most_max_kernel_vars():
+    """Independent updates join a kernel side by side only up to fuse.MAX_KERNEL_VARS vars (its
+    compile time grows with their square), and still do join: fewer kernels than updates."""
+    main, _, loss = _deep(12)
+    lp = lower_for_batch(main, ["x", "y"], [loss.name], 8)
+    adams = [k for _, k in flat_steps(lp.steps) if isinstance(k, Kernel)
+             and all(op.type == "adam_update" for op in k.ops)]
+    assert sum(len(k.ops) for k in adams) > 2 * len(adams)
+    for k in flat_steps(lp.steps):
+        if isinstance(k[1], Kernel):
+            names = {n for op in k[1].ops for n in op.input_arg_names + op.output_arg_names}
+            assert len(names) < fuse.MAX_KERNEL_VARS + 12  # the last op may pass the cap
 
 
 def _rendered_once_is_rendered_each(lp, batch: int | None = 8) -> int:
