@@ -369,12 +369,17 @@ def _build(cc: str, source: str, units: tuple[str, ...], d: Path, so: Path, key:
 HELPERS_MARK = "/* fluidc: the product helpers, an object of their own in the kernel cache */\n"
 _objects_lock = threading.Lock()  # one compile of a cached object at a time in a process
 _prefetching: set[str] = set()  # units whose objects a background thread is building
+_prefetching_lock = threading.Lock()
+
+
+def _object_path(cc: str, unit: str, d: Path) -> tuple[str, Path]:
+    key = source_key(unit, cc, compiler_id(cc), target_isa(cc), *COMPILE_FLAGS, CACHE_FORMAT)
+    return key, d / f"o_{key}.o"
 
 
 def cached_object(cc: str, unit: str, d: Path) -> bytes:
     """The object file of `unit`, from the cache dir (verified) or compiled into it now."""
-    key = source_key(unit, cc, compiler_id(cc), target_isa(cc), *COMPILE_FLAGS, CACHE_FORMAT)
-    path = d / f"o_{key}.o"
+    key, path = _object_path(cc, unit, d)
     with _objects_lock:
         data = verified_bytes(path, key)
         if data is not None:
@@ -403,22 +408,22 @@ def cached_object(cc: str, unit: str, d: Path) -> bytes:
 def prefetch_object(unit: str) -> None:
     """Build the cached object of `unit` in a background thread (the compiler runs while the
     caller goes on lowering a program), unless one is under way; nothing where it is cached."""
-    with _objects_lock:
+    cc, d = find_compiler(), cache_dir()
+    if cc is None or _object_path(cc, unit, d)[1].exists():
+        return
+    with _prefetching_lock:
         if unit in _prefetching:
             return
         _prefetching.add(unit)
 
     def build() -> None:
         try:
-            cc = find_compiler()
-            if cc is not None:
-                d = cache_dir()
-                d.mkdir(parents=True, exist_ok=True)
-                cached_object(cc, unit, d)
+            d.mkdir(parents=True, exist_ok=True)
+            cached_object(cc, unit, d)
         except (CompileError, OSError) as e:  # the build that needs it says so
             _log.debug("prefetching the product helpers failed: %s", e)
         finally:
-            with _objects_lock:
+            with _prefetching_lock:
                 _prefetching.discard(unit)
     # (not a daemon, as tiered.Build's compile thread: a process ending meanwhile waits for it)
     threading.Thread(target=build, name="fluidc-helpers").start()
