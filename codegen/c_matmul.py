@@ -2,6 +2,7 @@
 to each tile before the store (see templates/c/gemm.c.j2 and matmul.c.j2)."""
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -149,6 +150,7 @@ def declared_helpers(dtypes) -> list[str]:
     return [_helpers(d, HIDDEN, False) for d in dtypes]
 
 
+@functools.lru_cache(maxsize=None)
 def helpers_unit(dtype) -> str:
     """The helpers of `dtype` as a translation unit of their own (all tiles, hidden in the
     library): its text is the same in every library, so the compiler caches its object once per

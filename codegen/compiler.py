@@ -284,6 +284,13 @@ def verified_bytes(path: Path, key: str) -> bytes | None:
     return data if ok else None
 
 
+def write_sidecar(path: Path, key: str, data: bytes) -> str:
+    """Write the sidecar verified_bytes checks `path`'s bytes `data` against; its text."""
+    meta = json.dumps({"key": key, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    atomic_write(path.with_suffix(".meta"), meta)
+    return meta
+
+
 def _open(so: Path) -> ctypes.CDLL:
     # torch first: it ships its own libgomp.so.1, and the first OpenMP runtime of that name
     # loaded is the one the kernels and torch share (the one torch is tested with).
@@ -357,9 +364,7 @@ def _build(cc: str, source: str, units: tuple[str, ...], d: Path, so: Path, key:
         os.chmod(out, 0o755)
         atomic_write(d / f"{so.stem}.c", source)
         os.replace(out, so)  # atomic: other processes see no kernel or a whole one
-        meta = json.dumps({"key": key, "size": len(data),
-                           "sha256": hashlib.sha256(data).hexdigest()})
-        atomic_write(so.with_suffix(".meta"), meta)
+        meta = write_sidecar(so, key, data)
     return sum(_on_disk(n) for n in (len(data), len(source.encode()), len(meta)))
 
 
@@ -396,9 +401,7 @@ def cached_object(cc: str, unit: str, d: Path) -> bytes:
                                    f"{r.stderr[-4000:]}")
             data = obj.read_bytes()
         atomic_write(path, data)
-        meta = json.dumps({"key": key, "size": len(data),
-                           "sha256": hashlib.sha256(data).hexdigest()})
-        atomic_write(path.with_suffix(".meta"), meta)
+        meta = write_sidecar(path, key, data)
         _log.debug("built %s in %.2f s", path, time.perf_counter() - start)
     # (outside the objects' lock: a build holding the cache's lock may be waiting for it)
     wrote(d, _on_disk(len(data)) + _on_disk(len(meta)), keep=path.stem)

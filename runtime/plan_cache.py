@@ -32,7 +32,8 @@ import numpy as np
 
 from ..codegen import CModule
 from ..codegen.compiler import (CACHE_FORMAT, COMPILE_FLAGS, LINK_FLAGS, atomic_write, cache_dir,
-                                compiler_id, find_compiler, target_isa, verified_bytes, wrote)
+                                compiler_id, find_compiler, target_isa, verified_bytes,
+                                write_sidecar, wrote)
 from ..codegen.product_choice import mode as product_mode
 from ..frontend.framework import Parameter, Program
 from ..frontend.logs import logger
@@ -162,9 +163,7 @@ def store_plan(key: str, lowered: LoweredProgram, module: CModule, arena: Arena)
         return
     try:
         atomic_write(path, data)
-        meta = json.dumps({"key": key, "size": len(data),
-                           "sha256": hashlib.sha256(data).hexdigest()})
-        atomic_write(path.with_suffix(".meta"), meta)
+        meta = write_sidecar(path, key, data)
     except OSError as e:  # a read-only or full cache dir costs the next process a build
         _log.debug("plan entry %s not written: %s", path, e)
         return
