@@ -57,7 +57,7 @@ def _sweep(sizes: list[int], shared: bool) -> dict:
     gc.collect()  # no library of an earlier sweep's plans is still loaded
     compiler._build = counting
     if not shared:
-        dynamic_batch.shared_source = lambda source, batch: None
+        dynamic_batch.shared_source = lambda source, batch, key: None
     dynamic_batch._families.clear()
     firsts = []
     try:

@@ -19,7 +19,7 @@ from .c_matmul import (HIDDEN, declared_helpers, helpers_unit, render_gemm_helpe
 from .c_conv import render_conv
 from .c_pool import render_pool
 from .compiler import is_built
-from .dynamic_batch import BATCH, library_source, load_library
+from .dynamic_batch import BATCH, family, library_source, load_library
 from .kernel import Storage, build_spec, kernel_header, kernel_names, segments
 from .kernel_key import structure
 
@@ -47,16 +47,23 @@ class CModule:
     # The segment packing the weights the products read packed (prepack.py): run when a plan
     # is bound and when a packed weight may have changed, never in the schedule; None if none.
     pack: str | None = None
+    # The source's family of batch sizes (dynamic_batch.family), found when first needed.
+    family: str | None = None
 
     def load(self) -> "CModule":
         """Compile (or find in the cache) and load the library, if there is any kernel."""
         if self.pack or any(isinstance(s, str) for s in self.schedule):
-            self.lib = load_library(self.source, self.batch, self.units)
+            self.lib = load_library(self.source, self.batch, self._family(), self.units)
         return self
 
     def built(self) -> bool:
         """Whether load() has its library without compiling (a template's, or its own)."""
-        return is_built(*library_source(self.source, self.batch, self.units))
+        return is_built(*library_source(self.source, self.batch, self._family(), self.units))
+
+    def _family(self) -> str | None:
+        if self.family is None and self.batch:
+            self.family = family(self.source)
+        return self.family
 
     def new_table(self):
         """The pointer table the segments read their buffers from (slot 0: the batch size)."""

@@ -163,11 +163,12 @@ def fit_template(text: tuple[str, ...], first: tuple[int, tuple[str, ...]],
 @dataclass
 class _Family:
     templates: list[Template]
-    seeds: list[tuple[int, tuple[str, ...]]]  # (batch, numbers) of sizes no template serves
+    # (batch, source) of sizes no template serves, split only when a later size is fitted
+    seeds: list[tuple[int, str]]
     broken: bool = False  # a template of it did not compile: its sizes compile alone
 
 
-_families: OrderedDict[str, _Family] = OrderedDict()  # digest of a family's text -> family
+_families: OrderedDict[str, _Family] = OrderedDict()  # a family's key (family()) -> family
 _lock = threading.Lock()
 
 
@@ -175,65 +176,75 @@ def _digest(text: tuple[str, ...]) -> str:
     return hashlib.sha256("\0".join(text).encode()).hexdigest()
 
 
-def shared_source(source: str, batch: int) -> str | None:
-    """The template source serving `source` (rendered for batch size `batch`), fitting and
-    keeping a new one where a size seen before fits; None: compile `source` itself."""
-    text, numbers = split(source)
-    key = _digest(text)
+def family(source: str) -> str:
+    """The key of a source's family: a digest of its text between numbers (a plan keeps it,
+    so a plan found on disk does not split its source again)."""
+    return _digest(split(source)[0])
+
+
+def shared_source(source: str, batch: int, key: str) -> str | None:
+    """The template source serving `source` (rendered for batch size `batch`, of family
+    `key`), fitting and keeping a new one where a size seen before fits; None: compile
+    `source` itself."""
     with _lock:
-        family = _families.get(key)
-        if family is None:
-            family = _families[key] = _Family([], [])
+        fam = _families.get(key)
+        if fam is None:
+            fam = _families[key] = _Family([], [])
             while len(_families) > _MAX_FAMILIES:
                 _families.popitem(last=False)
         _families.move_to_end(key)
-        if family.broken:
+        if fam.broken:
             return None
-        for t in family.templates:
-            if t.matches(numbers, batch):
-                return t.source
-        for seed in reversed(family.seeds if len(family.templates) < _MAX_TEMPLATES else []):
-            if seed[0] != batch:
-                t = fit_template(text, seed, (batch, numbers))
+        seeds = [s for s in fam.seeds if s[0] != batch] \
+            if len(fam.templates) < _MAX_TEMPLATES else []
+        if fam.templates or seeds:
+            text, numbers = split(source)
+            if _digest(text) != key:  # not of this family (a key kept apart from its source)
+                return None
+            for t in fam.templates:
+                if t.matches(numbers, batch):
+                    return t.source
+            for seed in reversed(seeds):
+                t = fit_template(text, (seed[0], split(seed[1])[1]), (batch, numbers))
                 if t is not None and t.matches(numbers, batch):
-                    family.seeds.remove(seed)
-                    family.templates.append(t)
+                    fam.seeds.remove(seed)
+                    fam.templates.append(t)
                     _log.debug("a template for batch sizes %d and %d", seed[0], batch)
                     return t.source
-        if all(b != batch for b, _ in family.seeds):
-            family.seeds = family.seeds[-(_MAX_SEEDS - 1):] + [(batch, numbers)]
+        if all(b != batch for b, _ in fam.seeds):
+            fam.seeds = fam.seeds[-(_MAX_SEEDS - 1):] + [(batch, source)]
         return None
 
 
-def _give_up(source: str) -> None:
-    """A template of this source's family does not compile (a batch-dependent number where C
-    wants a constant): its sizes compile their own sources from now on."""
+def _give_up(key: str) -> None:
+    """A template of this family does not compile (a batch-dependent number where C wants a
+    constant): its sizes compile their own sources from now on."""
     with _lock:
-        family = _families.get(_digest(split(source)[0]))
-        if family is not None:
-            family.broken, family.templates, family.seeds = True, [], []
+        fam = _families.get(key)
+        if fam is not None:
+            fam.broken, fam.templates, fam.seeds = True, [], []
 
 
-def library_source(source: str, batch: int | None, units: tuple[str, ...] = ()
+def library_source(source: str, batch: int | None, key: str | None, units: tuple[str, ...] = ()
                    ) -> tuple[str, tuple[str, ...]]:
-    """What to compile for `source`, rendered for batch size `batch`, as load_c's (source,
-    units): a template's source where one serves it, else `source` itself. batch None: the
-    plan has no batch dim."""
+    """What to compile for `source`, rendered for batch size `batch`, of family `key`, as
+    load_c's (source, units): a template's source where one serves it, else `source` itself.
+    batch None: the plan has no batch dim (nor a family)."""
     if batch is not None and batch > 0:
-        template = shared_source(source, batch)
+        template = shared_source(source, batch, key)
         if template is not None:
             return template, ()
     return source, units
 
 
-def load_library(source: str, batch: int | None, units: tuple[str, ...] = ()):
+def load_library(source: str, batch: int | None, key: str | None, units: tuple[str, ...] = ()):
     """The library for `source` at `batch` (library_source's); a template that does not
     compile gives way to the source's own library."""
-    what = library_source(source, batch, units)
+    what = library_source(source, batch, key, units)
     if what[0] is not source:
         try:
             return load_c(*what)
         except CompileError as e:
             _log.debug("a batch template does not compile; its sizes compile alone: %s", e)
-            _give_up(source)
+            _give_up(key)
     return load_c(source, units)

@@ -42,7 +42,7 @@ from ..passes.pipeline import LoweredProgram
 from ..passes.scheduler import Arena
 
 _log = logger("cache")
-PLAN_FORMAT = "1"  # bumped whenever what an entry holds changes
+PLAN_FORMAT = "2"  # bumped whenever what an entry holds changes
 
 
 class Uncacheable(Exception):
@@ -155,7 +155,7 @@ def store_plan(key: str, lowered: LoweredProgram, module: CModule, arena: Arena)
     try:
         data = pickle.dumps((lowered, CModule(module.source, module.schedule, module.slots,
                                               units=module.units, batch=module.batch,
-                                              pack=module.pack),
+                                              pack=module.pack, family=module.family),
                              arena),
                             protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError) as e:

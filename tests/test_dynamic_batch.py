@@ -20,6 +20,7 @@ from op_harness import run_reference
 from test_random_programs import TOL, programs
 
 SIZES = [1, 2, 3, 7, 64, 1000, 2]
+BATCH_EXPR = f"(int64_t)({dynamic_batch.BATCH})"
 
 
 @pytest.fixture
@@ -135,7 +136,7 @@ def test_one_library_serves_every_batch_size(prog, seed):
 
 def _mlp(act="relu"):
     main, start = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, start):
+    with fluid.program_guard(main, start), fluid.unique_name.guard():
         x = fluid.data("x", [-1, 16], "float32")
         y = fluid.data("y", [-1, 1], "int64")
         h = fluid.layers.fc(x, 32, act=act)
@@ -182,13 +183,40 @@ def _equal_to_each_size_alone(train, batches, losses, weights) -> None:
     dynamic_batch._families.clear()
     real = dynamic_batch.shared_source
     try:
-        dynamic_batch.shared_source = lambda source, batch: None
+        dynamic_batch.shared_source = lambda source, batch, key: None
         own_losses, own_weights = train(batches)
     finally:
         dynamic_batch.shared_source = real
     np.testing.assert_allclose(losses, own_losses, rtol=1e-6)
     for w, own in zip(weights, own_weights, strict=True):
         np.testing.assert_allclose(w, own, rtol=1e-5, atol=1e-7)
+
+
+def test_a_plan_found_on_disk_keeps_its_family_and_later_sizes_share_a_template(
+        libraries, tmp_path, monkeypatch):
+    """A new process finding the first size's plan on disk loads it without splitting its
+    source (the plan keeps its family), and a later size still fits a template from it:
+    the same libraries, and the same losses and weights, as the process that compiled them."""
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLUIDC_TIERED", "0")
+    sizes = [8, 12, 20]
+    cold = _train(sizes)
+    cold_libraries = list(libraries)
+    assert len(set(cold_libraries)) == 2 and BATCH_EXPR in cold_libraries[1]
+    dynamic_batch._families.clear()  # a new process
+    libraries.clear()
+    splits = []
+    real_split = dynamic_batch.split
+    monkeypatch.setattr(dynamic_batch, "split", lambda source: splits.append(source)
+                        or real_split(source))
+    warm = _train(sizes)
+    # The first size's plan came from disk: its source is split once, by the second size
+    # fitting the template, not when it was loaded.
+    assert splits[0] != cold_libraries[0] and splits.count(cold_libraries[0]) == 1
+    assert libraries == cold_libraries
+    np.testing.assert_array_equal(cold[0], warm[0])
+    for a, b in zip(cold[1], warm[1], strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_sizes_of_one_class_run_concurrently_with_their_own_batch():
