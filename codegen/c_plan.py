@@ -93,7 +93,8 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
     a structure rendered before takes its code (kernel_key.py); False renders every kernel
     (the same module: a test's reference)."""
     slots: dict[str, int] = {}
-    kernels: list[str] = []
+    kernels: list[str] = []  # the code of each distinct kernel
+    runners: list[str] = []  # for each, the function a step table calls it through
     defined: dict[str, str] = {}  # a kernel's code (its name left out) -> the kernel defining it
     rendered: list[dict] = []
     schedule: list[str | Extern] = []
@@ -118,7 +119,9 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
             return spec, render_kernel(spec, _NAME, orphan)
         return spec, spec.source
 
-    def call(step, orphan: bool = False) -> str:
+    def call(step, orphan: bool = False) -> tuple[str, str, list[int]]:
+        """(the kernel whose code runs the step, the step's own kernel name, the slots of its
+        buffers)."""
         name = names[id(step)]
         struct = structure(step, infos, storage, orphan) if memo else None
         seen = by_structure.get(struct.key) if struct is not None else None
@@ -132,47 +135,59 @@ def generate_c(steps: list[Step], infos: dict[str, VarInfo], storage: Storage = 
                 by_structure.setdefault(struct.key, (struct, spec, source))
         if isinstance(step, (MatmulKernel, AttentionKernel, PackKernel)):
             gemms.append(spec)
-        # Kernels of equal code (repeated layers) are compiled once; the others are aliases.
+        # Kernels of equal code (repeated layers) are compiled once, run under each name.
         first = defined.setdefault(source, name)
         if first == name:
             kernels.append(f"/* {name}: {kernel_header(step)} */\n"
                            f"{source.replace(_NAME, name)}")
-        else:
-            kernels.append(f"/* {name}: {kernel_header(step)}: the code of {first} */\n"
-                           f"#define {name} {first}")
+            runners.append(_runner(name, spec))
         if _log.isEnabledFor(logging.DEBUG):
-            _log.debug("%s: %s, %d lines of C", name, kernel_header(step),
-                       kernels[-1].count("\n") + 1)
-        args = [f"({'' if w else 'const '}{c_type(d)} *)"
-                f"s[{slots.setdefault(b, len(slots) + 1)}]"  # slot 0: the batch
-                for b, d, w in zip(buffers, spec.dtypes, spec.written)]
-        return f"{name}({', '.join([BATCH] + args)});"
+            _log.debug("%s: %s, %s", name, kernel_header(step),
+                       f"{kernels[-1].count(chr(10)) + 1} lines of C" if first == name
+                       else f"the code of {first}")
+        return first, name, [slots.setdefault(b, len(slots) + 1)  # slot 0: the batch
+                             for b in buffers]
 
     def segment(part: list) -> str:
-        """The name of a new segment calling the kernels of `part` in order."""
+        """The name of a new segment running the kernels of `part` in order: a table of
+        (runner, slot indices) per kernel, run in ranges (a Concurrent step's kernels in one
+        parallel region, each kernel's loop an orphaned `omp for nowait`)."""
+        name = f"segment_{len(rendered)}"
+        table, args = [], []
         calls = [f"const int64_t {BATCH} = (int64_t)(intptr_t)s[0];"]
+        run = f"fluidc_steps({BATCH}, s, {name}_steps, {name}_args, %d, %d);"
+        begin = 0  # the first step of the range of plain steps not yet run
         for step in part:
-            if isinstance(step, Concurrent):
-                # One parallel region; each kernel's loop is an orphaned `omp for nowait`.
-                calls += ["#pragma omp parallel", "{"]
-                calls += ["    " + call(k, orphan=True) for k in step.parts] + ["}"]
-            else:
-                calls.append(call(step))
-        rendered.append({"name": f"segment_{len(rendered)}", "calls": calls})
-        return rendered[-1]["name"]
+            parallel = isinstance(step, Concurrent)
+            if parallel and begin < len(table):
+                calls.append(run % (begin, len(table)))
+            start = len(table)
+            for kernel in step.parts if parallel else [step]:
+                first, own, slot_ids = call(kernel, orphan=parallel)
+                table.append(f"{{run_{first}, {len(args)}}}, /* {own} */")
+                args += slot_ids
+            if parallel:
+                calls += ["#pragma omp parallel", run % (start, len(table))]
+                begin = len(table)
+        if begin < len(table):
+            calls.append(run % (begin, len(table)))
+        rendered.append({"name": name, "table": table, "args": ", ".join(map(str, args)) or "0",
+                         "calls": calls})
+        return name
 
     packs = [s for s in steps if isinstance(s, PackKernel)]  # run once per binding: CModule.pack
     pack = segment(packs) if packs else None
     for part in segments([s for s in steps if not isinstance(s, PackKernel)]):
         schedule.append(part if isinstance(part, Extern) else segment(part))
     helpers = render_gemm_helpers(gemms)
-    source = render_module(kernels, rendered, helpers)
+    source = render_module(kernels + runners, rendered, helpers)
     if _log.isEnabledFor(logging.DEBUG):
         _log.debug("module: %d kernels (%d distinct) in %d segments, %d library calls, %d lines "
-                   "of C", len(kernels), len(defined), len(rendered),
+                   "of C", len(names), len(kernels), len(rendered),
                    len(schedule) - len(rendered), source.count("\n") + 1)
     dtypes = list(dict.fromkeys(spec.dtype for spec in gemms))
-    module = CModule(source, schedule, slots, units=split_units(kernels, rendered, dtypes),
+    module = CModule(source, schedule, slots,
+                     units=split_units(kernels, runners, rendered, dtypes),
                      batch=batch, pack=pack)
     return module.load() if load else module
 
@@ -190,30 +205,37 @@ MAX_UNITS = 8
 SEGMENTS_PRAGMA = '#pragma GCC optimize ("O1")\n'
 
 
-def split_units(kernels: list[str], segments: list[dict], gemm_dtypes: list) -> tuple[str, ...]:
+def split_units(kernels: list[str], runners: list[str], segments: list[dict],
+                gemm_dtypes: list) -> tuple[str, ...]:
     """The module as translation units to compile at once: the product helpers of each dtype
     the kernels use (helpers_unit: the same text in every library, so its object is built once
     per machine), the kernels dealt into one unit per core (by size), made extern but hidden in
-    the library, and a last unit declaring them with the aliases and segments. () where one
-    unit is as fast (little code, one core).
-    (The segments alone cost about what a kernel unit does at -O3: put in one, they made it
-    the slowest, measured; so their unit is compiled at -O1, SEGMENTS_PRAGMA.)"""
-    code = [k for k in kernels if "\n#define " not in k]
-    n = min(os.cpu_count() or 1, MAX_UNITS, len(code), sum(map(len, code)) // UNIT_MIN_BYTES)
+    the library, and a last unit declaring them with their runners and the segments. () where
+    one unit is as fast (little code, one core).
+    (The segments' unit is compiled at -O1, SEGMENTS_PRAGMA: it holds tables and calls.)"""
+    n = min(os.cpu_count() or 1, MAX_UNITS, len(kernels), sum(map(len, kernels)) // UNIT_MIN_BYTES)
     if n < 2:
         return ()
     parts: list[list[str]] = [[] for _ in range(n)]
     sizes = [0] * n
-    for k in sorted(code, key=len, reverse=True):  # largest first, each to the lightest unit
+    for k in sorted(kernels, key=len, reverse=True):  # largest first, each to the lightest unit
         i = sizes.index(min(sizes))
         parts[i].append(k.replace("\nstatic void ", "\n" + HIDDEN + "void ", 1))
         sizes[i] += len(k)
-    protos = [HIDDEN + _signature(k) + ";" for k in code]
-    aliases = [k for k in kernels if "\n#define " in k]
+    protos = [HIDDEN + _signature(k) + ";" for k in kernels]
     helpers = declared_helpers(gemm_dtypes)
     return tuple([helpers_unit(d) for d in gemm_dtypes]
                  + [render_module(p, [], helpers) for p in parts]
-                 + [SEGMENTS_PRAGMA + render_module(protos + aliases, segments, [])])
+                 + [SEGMENTS_PRAGMA + render_module(protos + runners, segments, [])])
+
+
+def _runner(name: str, spec) -> str:
+    """The function a segment's table runs kernel `name` through: its buffers are the slots
+    at the step's indices `a`, cast to the kernel's parameter types."""
+    params = "".join(f", ({'' if w else 'const '}{c_type(d)} *)s[a[{i}]]"
+                     for i, (d, w) in enumerate(zip(spec.dtypes, spec.written)))
+    return (f"static void run_{name}(int64_t {BATCH}, void **restrict s, "
+            f"const int32_t *restrict a)\n{{\n    {name}({BATCH}{params});\n}}")
 
 
 def _signature(kernel: str) -> str:

@@ -31,6 +31,9 @@ def step_accesses(step: Step | OpDesc) -> tuple[list[str], list[str]]:
     return list(step.inputs), list(step.outputs)
 
 
+_DERIVED = ("accesses", "reads", "writes", "touches")  # SchedulerGraph._index's
+
+
 class SchedulerGraph:
     """Steps in program order over storages; `storage` maps a var to the var whose memory it
     lives in (views, in-place outputs); `live_in` vars hold values before the first step (feeds,
@@ -40,6 +43,16 @@ class SchedulerGraph:
                  live_in=(), live_out=()) -> None:
         self.steps = list(steps)
         self._storage = dict(storage or {})
+        self._index()
+        self.live_in = {self.storage(v) for v in live_in}
+        self.live_out = {self.storage(v) for v in live_out}
+        self._on: dict[str, list[str]] = {}  # storage -> vars living in it
+        for v in dict.fromkeys([n for r, w in self.accesses for n in r + w]
+                               + list(live_in) + list(live_out)):
+            self._on.setdefault(self.storage(v), []).append(v)
+
+    def _index(self) -> None:
+        """What each step reads and writes, and the steps touching each storage."""
         self.accesses = [step_accesses(step) for step in self.steps]
         self.reads: list[set[str]] = []
         self.writes: list[set[str]] = []
@@ -49,12 +62,17 @@ class SchedulerGraph:
             self.writes.append({self.storage(v) for v in writes})
             for s in self.reads[-1] | self.writes[-1]:
                 self.touches.setdefault(s, []).append(k)
-        self.live_in = {self.storage(v) for v in live_in}
-        self.live_out = {self.storage(v) for v in live_out}
-        self._on: dict[str, list[str]] = {}  # storage -> vars living in it
-        for v in dict.fromkeys([n for r, w in self.accesses for n in r + w]
-                               + list(live_in) + list(live_out)):
-            self._on.setdefault(self.storage(v), []).append(v)
+
+    def __getstate__(self) -> dict:
+        """Pickled without what _index and `graph` derive (a plan kept on disk rarely needs
+        them: they are made again when first asked for)."""
+        return {k: v for k, v in vars(self).items() if k not in _DERIVED and k != "graph"}
+
+    def __getattr__(self, name: str):
+        if name in _DERIVED and "steps" in vars(self):  # unpickled: index when first used
+            self._index()
+            return vars(self)[name]
+        raise AttributeError(name)
 
     @functools.cached_property
     def graph(self) -> nx.DiGraph:

@@ -309,9 +309,10 @@ class Executor:
                                  f"of the scope")
         # As Paddle's interpreter, make the program's persistable vars in the scope before any
         # op runs: they exist (uninitialized) even if building or running then fails.
+        persistable = {n for n, v in block.vars.items() if v.persistable}
         for op in block.ops:
             for n in op.desc.input_arg_names + op.desc.output_arg_names:
-                if block.has_var(n) and block.var(n).persistable and scope.find_var(n) is None:
+                if n in persistable and scope.find_var(n) is None:
                     scope.var(n)
         state_infos = {}
         for name, v in block.vars.items():
@@ -464,9 +465,12 @@ def _kept_feeds(program: Program, arrays: dict) -> tuple[str, ...]:
     """The fed vars a run leaves in the scope as fed: persistable ones no op overwrites (those
     the plan writes back itself)."""
     block = program.global_block()
+    fed = [n for n in arrays if isinstance(n, str) and block.has_var(n)
+           and block.var(n).persistable]
+    if not fed:
+        return ()
     written = {n for op in block.ops for n in op.output_arg_names}
-    return tuple(n for n in arrays if isinstance(n, str) and block.has_var(n)
-                 and block.var(n).persistable and n not in written)
+    return tuple(n for n in fed if n not in written)
 
 
 def _keep_feeds(names: tuple, arrays: dict, lods: dict, scope: Scope) -> None:

@@ -41,6 +41,15 @@ def _ops_of(lowered: LoweredProgram):
         yield from ([step.op] if isinstance(step, Extern) else step.ops)
 
 
+def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A contiguous tensor's strides (in elements)."""
+    out, step = [], 1
+    for d in reversed(shape):
+        out.append(step)
+        step *= max(d, 1)
+    return tuple(reversed(out))
+
+
 class Plan:
     """Everything one (program, feed signature, fetches) needs to run with no graph work."""
 
@@ -59,7 +68,8 @@ class Plan:
         names = {n for s in lowered.steps for n in sum(step_accesses(s), [])}
         names |= set(lowered.feeds) | set(lowered.fetches)
         self.on_cpu = self.device.type == "cpu"
-        self._plan_direct_io(lowered, state)
+        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
+        self._plan_direct_io(lowered, state, written)
         # Arena: every other var outside the scope, at its storage's offset in one buffer
         # allocated once per instance and reused by every run of it.
         direct = {n for n, _ in self.direct_feeds} | set(self.unread_feeds) | \
@@ -69,7 +79,6 @@ class Plan:
                                   and lowered.storage(n) not in state)
         self.state_read = set(needed_inputs(list(_ops_of(lowered)))) & state
         self.views_of_state = [n for n in names - state if lowered.storage(n) in state]
-        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         # Runs that write the scope's persistables (training, startup) are serialized per scope:
         # two concurrent optimizer steps on one set of parameters would mix their updates.
         # A fed persistable var is set in the scope by the run, as Paddle's feed op sets it.
@@ -134,7 +143,8 @@ class Plan:
         old pool, which dies with it."""
         self._free = []
 
-    def _plan_direct_io(self, lowered: LoweredProgram, state: set[str]) -> None:
+    def _plan_direct_io(self, lowered: LoweredProgram, state: set[str], written: set[str]
+                        ) -> None:
         """Feeds are used in place, and fetches go to arrays made per run and handed to the
         caller (no copy in, no copy out), when the var is alone in its storage (so no other
         var is ever placed in that memory): C kernels reach such a var through its slot,
@@ -155,7 +165,6 @@ class Plan:
         slots = self.module.slots
         touched |= state | {n for n in lowered.feeds + lowered.fetches
                             if graph.storage(n) != n or len(graph.vars_on(n)) > 1}
-        written = {n for op in _ops_of(lowered) for n in op.output_arg_names}
         fetches = lowered.fetches
         big = {n for n, i in lowered.infos.items()
                if math.prod(i.shape) * to_numpy_dtype(i.dtype).itemsize >= DIRECT_MIN_BYTES}
@@ -173,16 +182,21 @@ class Plan:
                                      {fetches[i] for i, _, _, _ in self.fresh_fetches})
 
     def _allocate(self, names: list[str]) -> dict[str, torch.Tensor]:
-        """Each var a view of the arena at its storage's offset, with its own shape and dtype."""
+        """Each var a view of the arena at its storage's offset, with its own shape and dtype
+        (offsets are multiples of scheduler.ALIGN: a strided view of the arena as that dtype)."""
         infos, offsets = self.lowered.infos, self.arena_plan.offsets
-        raw = torch.empty(max(self.arena_plan.size, 16), dtype=torch.uint8, device=self.device)
+        size = max(self.arena_plan.size, 16)
+        raw = torch.empty(size, dtype=torch.uint8, device=self.device)
+        as_dtype: dict = {}  # dtype -> the arena as elements of it
         out = {}
         for n in names:
             dt = torch_dtype(infos[n].dtype)
-            numel = math.prod(infos[n].shape)
-            start = offsets[self.lowered.storage(n)]
-            nbytes = numel * dt.itemsize
-            out[n] = raw[start:start + nbytes].view(dt).view(tuple(infos[n].shape))
+            base = as_dtype.get(dt)
+            if base is None:
+                base = as_dtype[dt] = raw[:size - size % dt.itemsize].view(dt)
+            shape = tuple(infos[n].shape)
+            out[n] = base.as_strided(shape, _strides(shape),
+                                     offsets[self.lowered.storage(n)] // dt.itemsize)
         return out
 
     # -- binding the scope's persistables ---------------------------------------------------

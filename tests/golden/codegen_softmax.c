@@ -88,11 +88,33 @@ for (int64_t i0 = 0; i0 < 4; ++i0) {
 }
 
 
+static void run_kernel_0_softmax(int64_t nb, void **restrict s, const int32_t *restrict a)
+{
+    kernel_0_softmax(nb, (const float *)s[a[0]], (float *)s[a[1]]);
+}
+
+
+/* A segment runs its kernels from a table: each entry's runner calls its kernel on the buffers
+   at the entry's slot indices (into args) of the slot table s. */
+typedef void (*fluidc_runner)(int64_t, void **restrict, const int32_t *restrict);
+typedef struct { fluidc_runner run; int32_t args; } fluidc_step;
+
+static void fluidc_steps(int64_t batch, void **restrict s, const fluidc_step *steps,
+                         const int32_t *args, int begin, int end)
+{
+    for (int i = begin; i < end; ++i)
+        steps[i].run(batch, s, args + steps[i].args);
+}
+
+static const fluidc_step segment_0_steps[] = {
+    {run_kernel_0_softmax, 0}, /* kernel_0_softmax */
+};
+static const int32_t segment_0_args[] = { 1, 2 };
 
 void segment_0(void **restrict s)
 {
     const int64_t nb = (int64_t)(intptr_t)s[0];
-    kernel_0_softmax(nb, (const float *)s[1], (float *)s[2]);
+    fluidc_steps(nb, s, segment_0_steps, segment_0_args, 0, 1);
 }
 
 
