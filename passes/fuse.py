@@ -292,18 +292,15 @@ class _Group:
         pad = len(self.shape) - len(shape)
         return pad >= 0 and (1,) * pad + tuple(shape) == self.kept
 
-    def internal_inputs_fit(self, op: OpDesc, infos: dict[str, VarInfo], allow_elem: bool) -> bool:
-        """Values made in the group must align as S (elements) or K (rows) inside `op`."""
-        opdef = get_op_def(op.type)
-        shapes = {k: [infos[n].shape for n in v] for k, v in op.inputs.items() if v}
-        aligned = aligned_shapes(opdef, op.attrs, shapes, len(self.shape))
-        for slot, names in op.inputs.items():
-            for n, a in zip(names, aligned.get(slot, [])):
-                level = self.level.get(n)
-                if level == "elem" and (not allow_elem or tuple(a) != self.shape):
-                    return False
-                if level == "row" and tuple(a) != self.kept:
-                    return False
+    def internal_inputs_fit(self, aligned: list[tuple[str, tuple]], allow_elem: bool) -> bool:
+        """Values made in the group must align as S (elements) or K (rows) inside an op whose
+        inputs, aligned to the group's rank, are `aligned` ((name, shape) pairs)."""
+        for n, a in aligned:
+            level = self.level.get(n)
+            if level == "elem" and (not allow_elem or a != self.shape):
+                return False
+            if level == "row" and a != self.kept:
+                return False
         return True
 
     def full(self) -> bool:
@@ -389,22 +386,38 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             return "row fusion is off"
         return "a value it reads from the kernel is not aligned element by element"
 
-    def aliased(g: _Group, op: OpDesc) -> str | None:
-        """An input op reads, under another name, from storage kernel g writes."""
-        return next((n for n in op.input_arg_names
-                     if n not in g.level and graph.storage(n) in g.storages), None)
+    # Each op's inputs with their storages, and (for pointwise ops) its inputs' shapes aligned
+    # to a rank: asked for every kernel an op may join, made once.
+    inputs = [[(n, graph.storage(n)) for n in op.input_arg_names] for op in ops]
+    aligned_at: dict[tuple[int, int], list[tuple[str, tuple]]] = {}
 
-    def level_in(g: _Group, op: OpDesc, kind: str) -> str | None:
-        """The level op would take in g ('elem' or 'row'), or None if it does not fit."""
-        if aliased(g, op) is not None:
+    def aligned(i: int, rank: int) -> list[tuple[str, tuple]]:
+        got = aligned_at.get((i, rank))
+        if got is None:
+            op = ops[i]
+            shapes = {k: [infos[n].shape for n in v] for k, v in op.inputs.items() if v}
+            by_slot = aligned_shapes(get_op_def(op.type), op.attrs, shapes, rank)
+            got = aligned_at[(i, rank)] = [
+                (n, tuple(a)) for slot, names in op.inputs.items()
+                for n, a in zip(names, by_slot.get(slot, []))]
+        return got
+
+    def aliased(g: _Group, i: int) -> str | None:
+        """An input op i reads, under another name, from storage kernel g writes."""
+        return next((n for n, st in inputs[i] if n not in g.level and st in g.storages), None)
+
+    def level_in(g: _Group, i: int, kind: str) -> str | None:
+        """The level op i would take in g ('elem' or 'row'), or None if it does not fit."""
+        if aliased(g, i) is not None:
             return None
+        op = ops[i]
         if kind == "pointwise":
             out = tuple(infos[op.output_arg_names[0]].shape)
-            if out == g.shape and g.internal_inputs_fit(op, infos, True) \
+            if out == g.shape and g.internal_inputs_fit(aligned(i, len(g.shape)), True) \
                     and (row_fusion or g.axes is None):
                 return "elem"
             if row_fusion and g.axes is not None and g.over_kept(out) \
-                    and g.internal_inputs_fit(op, infos, False):
+                    and g.internal_inputs_fit(aligned(i, len(g.shape)), False):
                 return "row"
             return None
         x = op.input("X")[0]
@@ -415,10 +428,12 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
                 and (g.axes is None or (row_fusion and g.axes == axes)))
         return "row" if fits else None
 
+    read_bytes = [[(n, math.prod(infos[n].shape) * to_numpy_dtype(infos[n].dtype).itemsize)
+                   for n in names if n in infos] for names in reads]
+
     def saved(g: _Group, i: int) -> int:
         """Bytes of traffic op i saves in g: its inputs made or read there are loaded once."""
-        return sum(math.prod(infos[n].shape) * to_numpy_dtype(infos[n].dtype).itemsize
-                   for n in reads[i] if n in g.level or n in g.reads)
+        return sum(b for n, b in read_bytes[i] if n in g.level or n in g.reads)
 
     for i, op in enumerate(ops):
         kind = step_kind(op, infos, generated_bfloat16)
@@ -426,7 +441,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
         if cur is not None and cur.index < after:
             why, cur = f"'{op.type}' must follow a later step", None
         if cur is not None:
-            alias = aliased(cur, op)
+            alias = aliased(cur, i)
             if alias is not None:
                 why = f"'{op.type}' reads, as '{alias}', memory the kernel writes"
                 cur = None
@@ -440,7 +455,7 @@ def group_ops(ops: list[OpDesc], infos: dict[str, VarInfo], fuse: bool = True,
             if cur is not None:
                 near[cur.index] = cur
             for g in (near[k] for k in sorted(near)):
-                level = level_in(g, op, kind)
+                level = level_in(g, i, kind)
                 score = saved(g, i)
                 # Only the open kernel is joined for nothing saved; a product's epilogue must
                 # use what the kernel makes.

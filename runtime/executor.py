@@ -371,7 +371,14 @@ class Executor:
         seed = program.random_seed  # not the program: a compile under way must not keep it
 
         def compiled() -> Plan:
-            plan = Plan(lowered, seed, sub_blocks=sub_blocks, module=module.load())
+            # The compiler runs while the plan is made (its arena planned): a plan needs its
+            # library only when it binds a scope.
+            loading = Build(module.load)
+            try:
+                plan = Plan(lowered, seed, sub_blocks=sub_blocks, module=module)
+            finally:
+                loading.thread.join()
+            loading.result()
             if disk_key:
                 store_plan(disk_key, lowered, plan.module, plan.arena_plan)
             return plan

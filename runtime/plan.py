@@ -195,8 +195,11 @@ class Plan:
             if base is None:
                 base = as_dtype[dt] = raw[:size - size % dt.itemsize].view(dt)
             shape = tuple(infos[n].shape)
-            out[n] = base.as_strided(shape, _strides(shape),
-                                     offsets[self.lowered.storage(n)] // dt.itemsize)
+            if min(shape, default=0) < 0:  # a dim left unknown: no elements (what reads it
+                out[n] = base[:0].view(shape)  # raises, naming the op)
+            else:
+                out[n] = base.as_strided(shape, _strides(shape),
+                                         offsets[self.lowered.storage(n)] // dt.itemsize)
         return out
 
     # -- binding the scope's persistables ---------------------------------------------------

@@ -254,8 +254,9 @@ class NumpyModule:
 
 # -- the plan that switches ----------------------------------------------------------------------
 class Build:
-    """The compiled plan, made by compile() in a thread started at once (the compiler runs
-    while the caller goes on: tier 0's checks, or nothing); what the thread hands over. The
+    """The compiled plan (or library: what compile() returns), made by compile() in a thread
+    started at once (the compiler runs while the caller goes on: tier 0's checks, planning the
+    plan's arena, or nothing); what the thread hands over. The
     thread holds the build, never a TieredPlan: a plan the executor drops (its program
     collected) goes at once, and its compiled plan when the compiler is done."""
 

@@ -265,6 +265,28 @@ def test_a_unit_that_fails_to_compile_is_a_compile_error(tmp_path, monkeypatch):
     assert not list(tmp_path.glob("k_*.so"))
 
 
+def test_a_failed_compile_raises_from_run_and_keeps_no_plan(tmp_path, monkeypatch):
+    """The compiler runs beside the plan's own making: its error is what run raises, no plan
+    is kept (in the executor or on disk), and a later run compiles again."""
+    monkeypatch.setenv("FLUIDC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("FLUIDC_TIERED", "0")
+    main, startup, loss = _regression(hidden=8)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    feed = next(iter(_batches(1)))
+    real = c_plan.load_library
+
+    def failing(*a, **k):
+        raise CompileError("the compiler is gone")
+    monkeypatch.setattr(c_plan, "load_library", failing)
+    with pytest.raises(CompileError, match="the compiler is gone"):
+        exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    assert len(_entries(tmp_path)) == 1  # the startup program's alone
+    monkeypatch.setattr(c_plan, "load_library", real)
+    got, = exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    assert np.isfinite(got).all() and len(_entries(tmp_path)) == 2
+
+
 # -- concurrent levels ----------------------------------------------------------------------------
 def _pairwise_levels(steps, graph) -> list[list[int]]:
     """The levels by the pairwise rule run_concurrently's indexes stand for."""
