@@ -578,7 +578,9 @@ def test_tier0_matches_the_compiled_plan_on_random_programs():
 
     ran = []
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # About a quarter of the programs are tier 0 with exact sums (3 to 21 of 40 seen): 100
+    # make too few unlikely.
+    @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(programs(), st.integers(0, 2**32 - 1))
     def check(prog, seed):
         program, spec, fetch = prog
