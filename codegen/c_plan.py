@@ -198,10 +198,9 @@ _NAME = "fluidc_kernel_name_"
 # a compiler process's start (~80 ms) costs more than sharing less work saves.
 UNIT_MIN_BYTES = 32_000
 MAX_UNITS = 8
-# The segments' unit holds only calls (and their parallel regions): -O1 gives the same code
-# and took that unit 0.16-0.18 s of gcc against 0.26-0.48 s at -O3 (the 50-block MLP's plan:
-# its cold build's gcc and link 0.75-0.80 s against 0.82-1.12 s, three runs each, alternated;
-# steady steps unchanged within the machine's noise).
+# The segments' unit holds runners, step tables and the ranges run: -O1 gives the same code
+# at less gcc time (when it held written-out calls: 0.16-0.18 s against 0.26-0.48 s at -O3
+# for the 50-block MLP's plan; as tables 0.09 s at -O1).
 SEGMENTS_PRAGMA = '#pragma GCC optimize ("O1")\n'
 
 
