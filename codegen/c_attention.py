@@ -10,12 +10,12 @@ from ..passes.attention import AttentionKernel
 from .c import _ENV, c_literal, c_type
 from .c_matmul import PARALLEL_MIN_FMAS, SUFFIX, MatmulSpec
 from .dynamic_batch import BATCH
-from .kernel import Storage, _strides
+from .kernel import Storage, contiguous_strides
 
 
 def _head_strides(shape: tuple[int, ...], heads_second: bool) -> list[int]:
     """(batch, head, row) strides of a contiguous [b, h, s, d] var, or of a [b, s, h, d] one."""
-    st = _strides(tuple(shape))
+    st = contiguous_strides(tuple(shape))
     return [st[0], st[2], st[1]] if heads_second else st[:3]
 
 
@@ -38,7 +38,7 @@ def render_attention(step: AttentionKernel, infos: dict[str, VarInfo], name: str
     dv = infos[step.v].shape[3]
     ms = []
     if step.mask:  # strides of the aligned mask, 0 where it broadcasts
-        st = _strides(step.mask_shape)
+        st = contiguous_strides(step.mask_shape)
         ms = [0 if d == 1 else s for d, s in zip(step.mask_shape, st)]
     source = _ENV.get_template("attention.c.j2").render(
         name=name, params=params, s=SUFFIX[dtype.name], T=T, b=b, h=h, sq=sq, sk=sk, dk=dk,

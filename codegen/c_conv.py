@@ -16,7 +16,7 @@ from .c import _ENV, c_literal, c_type
 from .c_matmul import PARALLEL_MIN_FMAS
 from .c_pool import PoolSpec, _out_strides
 from .dynamic_batch import BATCH
-from .kernel import Storage, _strides
+from .kernel import Storage, contiguous_strides
 
 _DIMS = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 3, 1, 2)}  # a layout's (n, c, h, w) dims
 _INT = {"float": "int32_t", "double": "int64_t"}  # the lanes of a comparison's result
@@ -25,7 +25,7 @@ _INT = {"float": "int32_t", "double": "int64_t"}  # the lanes of a comparison's 
 def _in_strides(step: ConvKernel, infos: dict[str, VarInfo]) -> list[int]:
     """Per dim of the conv's Input (its own layout), the stride of that element in the var
     the kernel reads: Input itself, or the transpose2's X it was made from."""
-    src = _strides(tuple(infos[step.source].shape))
+    src = contiguous_strides(tuple(infos[step.source].shape))
     if step.transpose is None:
         return src
     return [src[p] for p in step.transpose.attrs["axis"]]  # Input dim i is X dim axis[i]

@@ -15,7 +15,7 @@ from ..frontend.ops.conv import MAX_POOL_FLOOR, pool_geometry, window_spans
 from ..passes.fuse import PoolKernel, pool_reads
 from .c import _ENV, PARALLEL_MIN, c_literal, c_type
 from .dynamic_batch import BATCH
-from .kernel import Storage, _strides
+from .kernel import Storage, contiguous_strides
 
 # The dims of a layout, in the kernel's order (n, c, h, w).
 _DIMS = {"NCHW": (0, 1, 2, 3), "NHWC": (0, 3, 1, 2)}
@@ -38,9 +38,9 @@ def _out_strides(transpose: OpDesc | None, shape: tuple[int, ...]) -> list[int]:
     """Per dim of the pool's output (its own layout), the stride where the kernel stores it:
     contiguous, or the strides the folded `transpose` (a transpose2 of it) puts it at."""
     if transpose is None:
-        return _strides(shape)
+        return contiguous_strides(shape)
     perm = transpose.attrs["axis"]
-    z = _strides(tuple(shape[p] for p in perm))
+    z = contiguous_strides(tuple(shape[p] for p in perm))
     out = [0] * len(shape)
     for i, p in enumerate(perm):
         out[p] = z[i]
@@ -73,7 +73,7 @@ def render_pool(step: PoolKernel, infos: dict[str, VarInfo], name: str,
     dims = _DIMS[fmt]
     hw = (xshape[dims[2]], xshape[dims[3]])
     rows, cols = window_spans(a, hw, k, s, pads, out)
-    xs = [_strides(xshape)[d] for d in dims]
+    xs = [contiguous_strides(xshape)[d] for d in dims]
     ys_layout = _out_strides(step.transpose, yshape)
     ys = [ys_layout[d] for d in dims]
     dtype = to_numpy_dtype(infos[x].dtype)
@@ -113,8 +113,8 @@ def render_pool_grad(op: OpDesc, infos: dict[str, VarInfo], name: str,
     dims = _DIMS[fmt]
     hw = (xshape[dims[2]], xshape[dims[3]])
     rows, cols = window_spans(a, hw, k, s, pads, out)
-    xs = [_strides(xshape)[i] for i in dims]
-    ds = [_strides(dshape)[i] for i in dims]
+    xs = [contiguous_strides(xshape)[i] for i in dims]
+    ds = [contiguous_strides(dshape)[i] for i in dims]
     dtype = to_numpy_dtype(infos[x].dtype)
     T = c_type(dtype)
     kind = "indices" if op.type == "pool2d_argmax_grad" else \

@@ -48,7 +48,8 @@ class KernelSpec:
         return int(np.prod([lp.size for lp in self.loops])) if self.loops else 1
 
 
-def _strides(shape: tuple[int, ...]) -> list[int]:
+def contiguous_strides(shape: tuple[int, ...]) -> list[int]:
+    """A row-major array's strides, in elements."""
     out, acc = [], 1
     for d in reversed(shape):
         out.append(acc)
@@ -74,7 +75,7 @@ def build_spec(kernel: Kernel, infos: dict[str, VarInfo], storage: Storage = str
     def operand(name: str, aligned: tuple[int, ...]) -> int:
         key = (name, aligned)
         if key not in operand_key:
-            st = _strides(aligned)
+            st = contiguous_strides(aligned)
             operand_strides.append([0 if a == 1 and s != 1 else t
                                     for a, s, t in zip(aligned, shape, st)])
             operand_key[key] = len(spec.operands)

@@ -12,6 +12,7 @@ import numpy as np
 from fluidc.frontend.lazy_import import torch
 
 from ..codegen import CModule, generate_c
+from ..codegen.kernel import contiguous_strides
 from ..frontend.dtypes import to_numpy_dtype
 from ..frontend.errors import FluidcError, LoDFetchError, UninitializedVarError
 from ..frontend.ops import get_op_def
@@ -39,15 +40,6 @@ def by_reference(opdef, ins: dict, outs: dict, attrs: dict, rng) -> None:
 def _ops_of(lowered: LoweredProgram):
     for step in lowered.steps:
         yield from ([step.op] if isinstance(step, Extern) else step.ops)
-
-
-def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """A contiguous tensor's strides (in elements)."""
-    out, step = [], 1
-    for d in reversed(shape):
-        out.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(out))
 
 
 class Plan:
@@ -198,7 +190,7 @@ class Plan:
             if min(shape, default=0) < 0:  # a dim left unknown: no elements (what reads it
                 out[n] = base[:0].view(shape)  # raises, naming the op)
             else:
-                out[n] = base.as_strided(shape, _strides(shape),
+                out[n] = base.as_strided(shape, contiguous_strides(shape),
                                          offsets[self.lowered.storage(n)] // dt.itemsize)
         return out
 
