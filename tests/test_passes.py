@@ -204,8 +204,9 @@ def test_enable_inplace_writes_a_kernel_output_over_its_dying_input():
 
 def test_an_add_grad_passing_dout_on_is_a_view_not_a_copy():
     """The gradient of an add's side with Out's shape is dOut itself (a view of its storage),
-    of a sub's X too; a sub's Y (-dOut) and a broadcast side (a sum) are computed. Values
-    checked against finite differences of the loss."""
+    of a sub's X too; a sub's Y (-dOut) is computed, and an add's broadcast side is dOut
+    summed (read in place, no copy of dOut first). Values checked against finite
+    differences of the loss."""
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):
         x = fluid.data("x", [4, 6], "float32")
@@ -224,7 +225,12 @@ def test_an_add_grad_passing_dout_on_is_a_view_not_a_copy():
     plan = next(iter(exe._plans.values()))
     ops = [op.type for s in plan.lowered.steps
            for op in (s.ops if hasattr(s, "ops") else [s.op])]
-    assert "elementwise_add_grad_x" not in ops and "elementwise_add_grad_y" in ops
+    assert "elementwise_add_grad_x" not in ops and "elementwise_add_grad_y" not in ops
+    add_b = next(op for op in main.global_block().ops if op.input("Y") == ["b"])
+    assert [op.input("X") for s in plan.lowered.steps
+            for op in (s.ops if hasattr(s, "ops") else [s.op])
+            if op.type == "reduce_sum" and not op.attrs.get("reduce_all")] == \
+        [[add_b.output("Out")[0] + "@GRAD"]]  # b's gradient: dOut summed where it lies
     assert "elementwise_sub_grad_x" not in ops and "elementwise_sub_grad_y" in ops
     assert any(plan.lowered.storage(n) != n for n in plan.lowered.infos if n.endswith("@GRAD"))
 

@@ -63,13 +63,17 @@ def _elementwise_grad_lowering(kind: str):
             if op.input("Out"):
                 inputs["Out"] = op.input("Out")
             side_shape = infos[op.input(side)[0]].shape
-            if tuple(side_shape) == tuple(out_shape):
-                if (kind, side) in _PASSED_ON and \
-                        infos[target[0]].dtype == infos[op.input("Out@GRAD")[0]].dtype:
-                    # dOut itself: a view of it (no copy where nothing writes dOut later)
-                    ops.append(OpDesc("reshape2", {"X": op.input("Out@GRAD")}, {"Out": target},
-                                      {"shape": list(out_shape)}))
-                    continue
+            dout = op.input("Out@GRAD")[0]
+            same = tuple(side_shape) == tuple(out_shape)
+            if (kind, side) in _PASSED_ON and infos[target[0]].dtype == infos[dout].dtype:
+                # dOut itself (a view of it: no copy where nothing writes dOut later), or dOut
+                # summed over the dims the side was broadcast along
+                ops += [OpDesc("reshape2", {"X": [dout]}, {"Out": target},
+                               {"shape": list(out_shape)})] if same else \
+                    sum_to_shape(dout, out_shape, side_shape, target[0], op.attrs["axis"],
+                                 new_var, infos[target[0]].dtype)
+                continue
+            if same:
                 ops.append(OpDesc(f"elementwise_{kind}_grad_{side.lower()}", inputs,
                                   {"Out": target}, {"axis": op.attrs["axis"]}))
                 continue
