@@ -29,10 +29,14 @@ from .frontend.layers.compare import (equal, greater_equal, greater_than, increm
                                       less_equal, less_than, logical_and, logical_not,
                                       logical_or, not_equal)
 from .frontend.layers.compare import eq, ge, greater, gt, le, less, lt, ne  # noqa: F401
+from .frontend.layers.api2.indexing_more import (diag, eye, gather_nd, index_select, kron, roll,
+                                                 trace, tril, triu)
 from .frontend.layers.api2.manipulation import (flip, gather, moveaxis, multiplex,  # noqa: A004
                                                 reshape_, scatter, scatter_, slice, split,
                                                 strided_slice, t)
 from .frontend.layers.api2.search import argmax, argmin, where
+from .frontend.layers.api2.elementwise_more import (bmm, broadcast_to, ceil, expand_as, isfinite,
+                                                   isinf, isnan, mm, reciprocal, tile)
 from .frontend.layers.api2.unique import unique_consecutive
 from .frontend.layers.api2.crop_shard import crop, shard_index
 from .frontend.layers.api2.shaping import (argsort, expand, sort, squeeze, squeeze_, stack, topk,
