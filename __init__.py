@@ -38,6 +38,8 @@ from .frontend.layers.api2.search import argmax, argmin, where
 from .frontend.layers.api2.elementwise_more import (bmm, broadcast_to, ceil, expand_as, isfinite,
                                                    isinf, isnan, mm, reciprocal, tile)
 from .frontend.layers.api2.unique import unique_consecutive
+from .frontend.layers.api2.math_more import (chunk, cross, dot, erf, floor, logsumexp, outer,
+                                            sign, take_along_axis, unbind)
 from .frontend.layers.api2.crop_shard import crop, shard_index
 from .frontend.layers.api2.shaping import (argsort, expand, sort, squeeze, squeeze_, stack, topk,
                                            unsqueeze, unsqueeze_)

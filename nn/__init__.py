@@ -15,6 +15,9 @@ from ..frontend.layers.api2.transformer import (MultiHeadAttention,  # noqa: F40
                                                 TransformerEncoderLayer)
 from . import functional, initializer, loss  # noqa: F401
 from .loss import BCELoss, BCEWithLogitsLoss, KLDivLoss, NLLLoss  # noqa: F401
+from .loss import (CosineEmbeddingLoss, HingeEmbeddingLoss, MarginRankingLoss,  # noqa: F401
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
+from ..frontend.layers.api2.loss_layers_more import PairwiseDistance  # noqa: F401
 from ..frontend.layers.api2.layer import PixelShuffle  # noqa: F401
 from ..frontend.layers.api2.layer import Pad1D, Pad3D  # noqa: F401
 from . import clip  # noqa: F401

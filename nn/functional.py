@@ -10,6 +10,9 @@ from ..frontend.layers.api2.functional import (  # noqa: F401
     layer_norm, softmax_with_cross_entropy, softplus, softsign, square_error_cost, swish, tanh,
     unfold)
 from ..frontend.layers.api2.ctc import ctc_loss  # noqa: F401
+from ..frontend.layers.api2.losses_more import (  # noqa: F401
+    cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, pairwise_distance,
+    sigmoid_focal_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss)
 from . import functional_loss as loss  # noqa: F401,E402 (paddle.nn.functional.loss.edit_distance)
 
 

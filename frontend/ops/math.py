@@ -430,8 +430,10 @@ def _gelu_second(o, x, d, dd, a):
 
 
 unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False}, second=_gelu_second)
-unary("sign", lambda o, x, a: o.sign(x), None)
-unary("floor", lambda o, x, a: o.floor(x), None)
+# sign and floor are flat almost everywhere: their grads write zeros, as Paddle's sign_grad and
+# floor_grad do (so x still gets a gradient, a zero one, rather than none).
+unary("sign", lambda o, x, a: o.sign(x), lambda o, x, d, a: o.constant(0, d.dtype))
+unary("floor", lambda o, x, a: o.floor(x), lambda o, x, d, a: o.constant(0, d.dtype))
 
 
 def _constant_grad(op: OpDesc) -> list[OpDesc]:
