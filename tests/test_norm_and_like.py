@@ -56,6 +56,30 @@ def test_norm_values_and_gradient(kwargs, op_type, reference):
     np.testing.assert_allclose(got_grad, numeric, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("p,axis,keepdim", [(2, -1, False), (float("inf"), 0, False),
+                                            (1, 0, True), (3, -1, False)])
+def test_a_vectors_norm_over_its_axis_is_0d(p, axis, keepdim):
+    """Paddle 3.x: paddle.norm of a 1-D x over its axis is 0-d ([1] with keepdim), as a full
+    reduction is; values and gradient against numpy."""
+    v = np.array([3.0, -4.0, 1.5, 0.5])
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [4], "float64")
+        x.stop_gradient = False
+        out = paddle.norm(x, p=p, axis=axis, keepdim=keepdim)
+        (grad,) = paddle.static.gradients(out, x)
+    assert tuple(out.shape) == ((1,) if keepdim else ())
+    got, got_grad = paddle.static.Executor(paddle.CPUPlace()).run(
+        main, feed={"x": v}, fetch_list=[out, grad])
+    want = np.linalg.norm(v, ord=p, keepdims=keepdim)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    dv = np.abs(v).max() == np.abs(v) if p == float("inf") else \
+        np.sign(v) * np.abs(v) ** (p - 1) / want.reshape(()) ** (p - 1)
+    np.testing.assert_allclose(got_grad, dv * np.sign(v) if p == float("inf") else dv,
+                               rtol=1e-9)
+
+
 def test_norm_rejects_what_paddle_rejects():
     """(Matrix norms of order 2 / 'nuc' are computed: tests/test_norms_pad_remainder.py.)"""
     with paddle.static.program_guard(paddle.static.Program()):

@@ -12,9 +12,10 @@ P_NORM_ATTRS = {"axis": -1, "porder": 2.0, "keepdim": False, "asvector": False,
                 "epsilon": 1e-12}
 
 
-def _p_norm_reduce_attrs(a: dict) -> dict:
-    """The reduce_* attributes of the reduction inside a p_norm."""
-    if a["asvector"]:  # every element: a 0-d result (all 1s with keepdim), as Paddle's
+def _p_norm_reduce_attrs(a: dict, rank: int) -> dict:
+    """The reduce_* attributes of the reduction inside a p_norm of a rank-`rank` X."""
+    if a["asvector"] or rank == 1:  # every element: a 0-d result (all 1s with keepdim), as
+        # Paddle 3.x's (a vector's norm over its one axis too)
         return {"dim": [], "keep_dim": a["keepdim"], "reduce_all": True}
     return {"dim": [a["axis"]], "keep_dim": a["keepdim"], "reduce_all": False}
 
@@ -22,7 +23,8 @@ def _p_norm_reduce_attrs(a: dict) -> dict:
 def _infer(reduce_attrs):
     def infer(ins, a):
         x = ins["X"][0]
-        return {"Out": [VarInfo(reduced_shape(x.shape, reduce_attrs(a)), x.dtype)]}
+        return {"Out": [VarInfo(reduced_shape(x.shape, reduce_attrs(a, len(x.shape))),
+                                x.dtype)]}
     return infer
 
 
@@ -36,7 +38,7 @@ def _kept_broadcast(reduce_attrs):
     """Grad alignment: Out and Out@GRAD get 1s at the reduced axes of X."""
     def broadcast(attrs, shapes, rank):
         x = tuple(shapes["X"])
-        axes = reduce_axes(reduce_attrs(attrs), rank)
+        axes = reduce_axes(reduce_attrs(attrs, rank), rank)
         kept = tuple(1 if i in axes else d for i, d in enumerate(x))
         return {k: (x if k == "X" else kept) for k in shapes}
     return broadcast
@@ -46,7 +48,7 @@ def _lower_p_norm(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpDesc
     x, out = op.input("X")[0], op.output("Out")[0]
     p = float(op.attrs["porder"])
     info = infos[x]
-    reduce = _p_norm_reduce_attrs(op.attrs)
+    reduce = _p_norm_reduce_attrs(op.attrs, len(info.shape))
     abs_x = new_var(info)
     ops = [OpDesc("abs", {"X": [x]}, {"Out": [abs_x]}, {})]
     if math.isinf(p):  # the largest (smallest) magnitude
@@ -77,7 +79,7 @@ def _p_norm_grad_expr(o, i, a):
     return {"X@GRAD": o.mul(o.mul(o.sign(x), scale), dout)}
 
 
-def _frobenius_reduce_attrs(a: dict) -> dict:
+def _frobenius_reduce_attrs(a: dict, rank: int) -> dict:  # (its attrs name every dim)
     return {"dim": list(a["dim"]), "keep_dim": a["keep_dim"], "reduce_all": a["reduce_all"]}
 
 
@@ -86,7 +88,7 @@ def _lower_frobenius(op: OpDesc, infos: dict[str, VarInfo], new_var) -> list[OpD
     squared, total = new_var(infos[x]), new_var(infos[out])
     return [OpDesc("square", {"X": [x]}, {"Out": [squared]}, {}),
             OpDesc("reduce_sum", {"X": [squared]}, {"Out": [total]},
-                   _frobenius_reduce_attrs(op.attrs)),
+                   _frobenius_reduce_attrs(op.attrs, len(infos[x].shape))),
             OpDesc("sqrt", {"X": [total]}, {"Out": [out]}, {})]
 
 

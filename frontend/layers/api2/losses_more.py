@@ -11,7 +11,7 @@ from .. import conv as _conv
 from .. import nn as _nn
 from .. import tensor as _tensor
 from ..helper import ArgumentValueError, check_type, check_variable_and_dtype
-from . import add, minimum, multiply, reshape, subtract
+from . import add, minimum, multiply, subtract
 from .functional import _check_reduction, _op, _reduced, binary_cross_entropy_with_logits
 from .linalg import _append
 from .search import where
@@ -97,10 +97,8 @@ def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
     sub = subtract(x, y)
     if epsilon != 0.0:
         sub = _nn.scale(sub, 1.0, float(epsilon))
-    out = _append("p_norm", sub, {"axis": -1, "porder": float(p), "keepdim": keepdim,
-                                  "asvector": False, "epsilon": 0.0}, name)
-    # p_norm's shape inference keeps a [1] for a 1-D input; Paddle 3.x's result is 0-d.
-    return reshape(out, []) if len(sub.shape) == 1 and not keepdim else out
+    return _append("p_norm", sub, {"axis": -1, "porder": float(p), "keepdim": keepdim,
+                                   "asvector": False, "epsilon": 0.0}, name)
 
 
 def triplet_margin_loss(input, positive, negative, margin=1.0, p=2, epsilon=1e-06, swap=False,
