@@ -23,6 +23,8 @@ from ..frontend.layers.api2.layer import Pad1D, Pad3D  # noqa: F401
 from . import clip  # noqa: F401
 from . import utils  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
+from ..frontend.layers.api2.activation_layers_more import (  # noqa: F401
+    CELU, GLU, Hardshrink, Hardtanh, Maxout, PReLU, Softshrink, Tanhshrink, ThresholdedReLU)
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

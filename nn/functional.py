@@ -14,6 +14,9 @@ from ..frontend.layers.api2.losses_more import (  # noqa: F401
     cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss, pairwise_distance,
     sigmoid_focal_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss)
 from . import functional_loss as loss  # noqa: F401,E402 (paddle.nn.functional.loss.edit_distance)
+from ..frontend.layers.api2.activations_more import (  # noqa: F401
+    celu, dice_loss, glu, hardshrink, hardtanh, log_loss, maxout, prelu, softshrink, tanhshrink,
+    thresholded_relu)
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import fluidc as paddle
+from test_api_activations_more import central_differences, run_static
 
 F = paddle.nn.functional
 nn = paddle.nn
@@ -77,49 +78,13 @@ def np_cosine_embedding(x1, x2, label, margin=0.0, reduction="mean"):
 
 # --- runners ---------------------------------------------------------------------------------
 
-def run_static(fn, arrays, wrt=None, weight=None):
-    """fn over static.data of arrays, run by the Executor; with wrt, also the gradient of
-    sum(out * weight) with respect to arrays[wrt]."""
-    paddle.enable_static()
-    main, startup = paddle.static.Program(), paddle.static.Program()
-    with paddle.static.program_guard(main, startup):
-        vs = [paddle.static.data(f"in{i}", list(a.shape), str(a.dtype))
-              for i, a in enumerate(arrays)]
-        out = fn(*vs)
-        fetch, feed = [out], {f"in{i}": a for i, a in enumerate(arrays)}
-        if wrt is not None:
-            vs[wrt].stop_gradient = False
-            w = paddle.static.data("w", list(weight.shape), str(weight.dtype))
-            feed["w"] = weight
-            fetch += paddle.static.gradients([paddle.sum(out * w)], [vs[wrt]])
-    exe = paddle.static.Executor(paddle.CPUPlace())
-    exe.run(startup)
-    return exe.run(main, feed=feed, fetch_list=fetch)
-
-
-def central_differences(f, arrays, wrt, weight, eps=1e-6):
-    """d sum(f(*arrays) * weight) / d arrays[wrt], numerically."""
-    x = arrays[wrt]
-    grad = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        sums = []
-        for step in (eps, -eps):
-            moved = x.copy()
-            moved[i] += step
-            args = list(arrays)
-            args[wrt] = moved
-            sums.append(np.sum(f(*args) * weight))
-        grad[i] = (sums[0] - sums[1]) / (2 * eps)
-    return grad
-
-
 def check(fn, ref, arrays, wrt=0, rtol=1e-6, atol=1e-7):
     """Forward against numpy, and (float64, wrt given) the gradient against central
     differences of the numpy form. atol 1e-7: margins, deltas and epsilons are float32
     attributes, as in Paddle's programs."""
     expected = ref(*arrays)
     weight = RNG.uniform(0.5, 1.5, np.shape(expected)).astype(arrays[0].dtype)
-    got = run_static(fn, arrays, wrt, weight if wrt is not None else None)
+    got = run_static(fn, arrays, () if wrt is None else [wrt], weight)
     assert got[0].shape == np.shape(expected)
     np.testing.assert_allclose(got[0], expected, rtol=rtol, atol=atol)
     if wrt is not None:
