@@ -40,7 +40,16 @@ from .frontend.layers.api2.elementwise_more import (bmm, broadcast_to, ceil, exp
 from .frontend.layers.api2.unique import unique_consecutive
 from .frontend.layers.api2.math_more import (chunk, cross, dot, erf, floor, logsumexp, outer,
                                             sign, take_along_axis, unbind)
+from .frontend.layers.api2.tensor_more import (allclose, broadcast_shape,  # noqa: F401
+                                                broadcast_tensors, cumprod, diagonal, diff,
+                                                equal_all, inner, isclose, lerp, logical_xor,
+                                                masked_fill, meshgrid, mv, nan_to_num, nansum,
+                                                unstack)
 from .frontend.layers.api2.crop_shard import crop, shard_index
+from .frontend.layers.api2.unary_math import (acos, acosh, asin, asinh, atan,  # noqa: A004
+                                             atanh, cos, cosh, deg2rad, expm1, frac, log1p,
+                                             log2, log10, neg, rad2deg, round, rsqrt, sin,
+                                             sinh, tan, trunc)
 from .frontend.layers.api2.shaping import (argsort, expand, sort, squeeze, squeeze_, stack, topk,
                                            unsqueeze, unsqueeze_)
 from .frontend.param_attr import ParamAttr

@@ -9,6 +9,7 @@ import jinja2
 import numpy as np
 
 from ..frontend.ops.expr import Node, reachable
+from ..frontend.ops.handler import LIBM_METHODS
 from .dynamic_batch import BATCH
 from .kernel import KernelSpec, row_schedule
 
@@ -55,7 +56,7 @@ class CPrinter:
     """Prints expression Nodes as C; every computed node becomes one const local."""
 
     _UNARY_FN = {"exp": "exp", "log": "log", "sqrt": "sqrt", "tanh": "tanh", "erf": "erf",
-                 "floor": "floor"}
+                 "floor": "floor", **{m: m for m in LIBM_METHODS}}
 
     def __init__(self, operand_index: dict[int, str], operand_ref: dict[int, str]) -> None:
         self.index = operand_index   # operand -> C index expression

@@ -70,7 +70,11 @@ def next_pow2(n: int) -> int:
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
 
 
-_UNARY = {"exp": "tl.exp", "log": "tl.log", "erf": "tl.math.erf", "abs": "tl.abs", "tanh": "_tanh"}
+_UNARY = {"exp": "tl.exp", "log": "tl.log", "erf": "tl.math.erf", "abs": "tl.abs", "tanh": "_tanh",
+          "sin": "tl.sin", "cos": "tl.cos", "log2": "tl.log2", "tan": "_tan", "asin": "_asin",
+          "acos": "_acos", "atan": "_atan", "sinh": "_sinh",
+          "cosh": "_cosh", "asinh": "_asinh", "acosh": "_acosh", "atanh": "_atanh",
+          "log1p": "_log1p", "expm1": "_expm1", "log10": "_log10"}
 _ARITH = {"add": "+", "sub": "-", "mul": "*"}
 _COMPARE = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 

@@ -21,7 +21,7 @@ from fluidc.frontend.ops.expr import ExprBuilder
 from fluidc.codegen.triton import TritonPrinter
 from fluidc.codegen.triton_plan import TritonModule
 from fluidc.frontend.errors import PlaceError
-from fluidc.frontend.ops.handler import HANDLER_METHODS
+from fluidc.frontend.ops.handler import HANDLER_METHODS, LIBM_METHODS
 from fluidc.frontend.ops.registry import get_op_def
 from op_harness import (
     append,
@@ -64,7 +64,7 @@ def test_printer_covers_every_handler_method():
             n = b.where(b.lt(x, y), x, y)
             names[n.args[0].id] = "c"
         elif method in ("neg", "exp", "log", "sqrt", "tanh", "erf", "abs", "floor", "sign",
-                        "logical_not", "isnan"):
+                        "logical_not", "isnan", *LIBM_METHODS):
             n = getattr(b, method)(x)
         else:
             n = getattr(b, method)(x, y)

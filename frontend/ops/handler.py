@@ -12,11 +12,16 @@ import numpy as np
 
 from .. import bfloat16
 
+# Float functions of one operand: the C libm functions of these names (numpy: arcsinh etc.).
+LIBM_METHODS = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh",
+                "atanh", "log1p", "expm1", "log2", "log10")
+
 # Every backend implements exactly these; tests check the printers cover the list.
 HANDLER_METHODS = (
     "constant", "add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "maximum", "minimum",
     "pow", "exp", "log", "sqrt", "tanh", "erf", "abs", "floor", "sign", "where", "lt", "le",
     "gt", "ge", "eq", "ne", "logical_and", "logical_or", "logical_not", "cast", "isnan",
+    *LIBM_METHODS,
 )
 
 
@@ -133,6 +138,26 @@ class NumpyHandler:
 
     def isnan(self, a):
         return np.isnan(a)
+
+
+_NUMPY_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+                "acosh": "arccosh", "atanh": "arctanh"}
+
+
+def _libm(name: str):
+    """The handler method `name`: a float function of one operand, numpy's ufunc for C's libm
+    function of that name, IEEE results without numpy's warnings."""
+    fn = getattr(np, _NUMPY_NAMES.get(name, name))
+
+    def method(self, a):
+        with np.errstate(all="ignore"):
+            return fn(a)
+    method.__name__ = name
+    return method
+
+
+for _name in LIBM_METHODS:
+    setattr(NumpyHandler, _name, _libm(_name))
 
 
 numpy_handler = NumpyHandler()

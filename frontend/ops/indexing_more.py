@@ -334,45 +334,46 @@ _define("diag_v2_grad", ["X", "Out@GRAD"], ["X@GRAD?"], DIAG_ATTRS, _grad_like("
 TRACE_ATTRS = {"offset": 0, "axis1": 0, "axis2": 1}
 
 
-def _trace_axes(rank: int, a) -> tuple[int, int]:
+def plane_axes(rank: int, a, op: str = "trace") -> tuple[int, int]:
+    """The (axis1, axis2) plane of a rank-`rank` Input for op (trace, diagonal), checked."""
     if rank < 2:
-        raise ShapeError(f"op 'trace': Input must have rank >= 2, got rank {rank}")
-    a1, a2 = _axis(a["axis1"], rank, "trace"), _axis(a["axis2"], rank, "trace")
+        raise ShapeError(f"op '{op}': Input must have rank >= 2, got rank {rank}")
+    a1, a2 = _axis(a["axis1"], rank, op), _axis(a["axis2"], rank, op)
     if a1 == a2:
-        raise ShapeError(f"op 'trace': axis1 ({a['axis1']}) and axis2 ({a['axis2']}) name the "
+        raise ShapeError(f"op '{op}': axis1 ({a['axis1']}) and axis2 ({a['axis2']}) name the "
                          f"same dimension")
     return a1, a2
 
 
 def _trace_infer(ins, a):
     x = ins["Input"][0]
-    axes = _trace_axes(len(x.shape), a)
+    axes = plane_axes(len(x.shape), a)
     return {"Out": [VarInfo(tuple(d for i, d in enumerate(x.shape) if i not in axes),
                             x.dtype)]}
 
 
 def _trace_ref(ins, a):
     x = np.asarray(ins["Input"][0])
-    a1, a2 = _trace_axes(x.ndim, a)
+    a1, a2 = plane_axes(x.ndim, a)
     return {"Out": [np.asarray(np.trace(x, a["offset"], a1, a2)).astype(x.dtype)]}
 
 
 def _trace_run(ins, outs, a, rng):
     x = ins["Input"][0]
-    a1, a2 = _trace_axes(x.dim(), a)
+    a1, a2 = plane_axes(x.dim(), a)
     outs["Out"][0].copy_(torch.diagonal(x, a["offset"], a1, a2).sum(-1))
 
 
 def _trace_grad_ref(ins, a):
     x, d = np.asarray(ins["Input"][0]), np.asarray(ins["Out@GRAD"][0])
-    a1, a2 = _trace_axes(x.ndim, a)
+    a1, a2 = plane_axes(x.ndim, a)
     plane = np.eye(x.shape[a1], x.shape[a2], a["offset"], dtype=d.dtype)
     return {"Input@GRAD": [np.moveaxis(d[..., None, None] * plane, (-2, -1), (a1, a2))]}
 
 
 def _trace_grad_run(ins, outs, a, rng):
     x, d = ins["Input"][0], ins["Out@GRAD"][0]
-    a1, a2 = _trace_axes(x.dim(), a)
+    a1, a2 = plane_axes(x.dim(), a)
     diag = torch.diagonal(outs["Input@GRAD"][0].zero_(), a["offset"], a1, a2)
     diag.copy_(d.unsqueeze(-1).expand(diag.shape))
 

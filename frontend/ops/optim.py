@@ -1,12 +1,11 @@
 """Optimizer update ops under Paddle's names and slots: sgd, momentum, adagrad, rmsprop, adamax,
 adadelta (pointwise), adam and adamw (composite over a pointwise update and the beta-pow
 scales), lamb (composite: moments, two norms, the trust-ratio step); the gradient-clipping ops
-squared_l2_norm and clip_by_norm; and what the 1.x learning-rate schedules append (increment,
-cos). No grads."""
+squared_l2_norm and clip_by_norm; and the 1.x learning-rate schedules' step counter, increment
+(their cos is the pointwise op of unary_math.py). No grads."""
 from __future__ import annotations
 
 import numpy as np
-from fluidc.frontend.lazy_import import torch
 
 from ..errors import OpError
 from .define import pointwise, same_as
@@ -382,12 +381,3 @@ pointwise("increment", ["X"], ["Out"],
           lambda o, i, a: {"Out": o.add(i["X"], _c(o, a["step"], i["X"]))}, {"step": 1.0},
           grad=lambda op: [OpDesc("assign", {"X": [grad_name(op.output("Out")[0])]},
                                   {"Out": [grad_name(op.input("X")[0])]}, {})])
-
-
-# cos: cosine_decay's one transcendental the ops handler lacks; a library call on a [1] value.
-def _cos_run(ins, outs, a, rng):
-    torch.cos(ins["X"][0], out=outs["Out"][0])
-
-
-register(OpDef("cos", slots("X"), slots("Out"), {}, same_as("X", "Out"), "extern",
-               reference=lambda ins, a: {"Out": [np.cos(np.asarray(ins["X"][0]))]}, run=_cos_run))

@@ -230,16 +230,18 @@ class OpDef:
     def as_stored(self, attrs: dict[str, Any]) -> dict[str, Any]:
         """attrs as Paddle's ProgramDesc stores them, so a program computes with the values
         Paddle's would: its float attributes are float32 (FLOAT, FLOATS), so float64 programs
-        see 0.1 as float32(0.1) in Paddle too."""
+        see 0.1 as float32(0.1) in Paddle too (and a float64 beyond float32's range as inf:
+        ops that take such values read an exact str_value beside it, as fill_constant)."""
         out = dict(attrs)
-        for name, value in attrs.items():
-            default = self.attr_default(name)
-            if isinstance(default, float) and isinstance(value, (int, float, np.number)) and \
-                    not isinstance(value, (bool, np.bool_)):
-                out[name] = float(np.float32(value))
-            elif isinstance(default, list) and default and isinstance(default[0], float) and \
-                    isinstance(value, (list, tuple)):
-                out[name] = [float(np.float32(v)) for v in value]
+        with np.errstate(over="ignore"):
+            for name, value in attrs.items():
+                default = self.attr_default(name)
+                if isinstance(default, float) and isinstance(value, (int, float, np.number)) \
+                        and not isinstance(value, (bool, np.bool_)):
+                    out[name] = float(np.float32(value))
+                elif isinstance(default, list) and default and isinstance(default[0], float) \
+                        and isinstance(value, (list, tuple)):
+                    out[name] = [float(np.float32(v)) for v in value]
         return out
 
     def check_slots(self, inputs: dict[str, list[str]], outputs: dict[str, list[str]]) -> None:

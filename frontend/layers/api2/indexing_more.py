@@ -140,6 +140,12 @@ def trace(x: Variable, offset: int = 0, axis1: int = 0, axis2: int = 1,
           name: str | None = None) -> Variable:
     """paddle.trace: the sums of x's offset-th diagonals over its (axis1, axis2) planes."""
     check_dtype(x.dtype, "Input", ("int32", "int64", "float16", "float32", "float64"), "trace")
+    return plane_op("trace", x, offset, axis1, axis2, name)
+
+
+def plane_op(op: str, x: Variable, offset: int, axis1: int, axis2: int, name) -> Variable:
+    """An op over x's offset-th diagonals of its (axis1, axis2) planes (trace, diagonal), after
+    Paddle's checks of the planes."""
     rank = len(x.shape)
     if rank < 2:
         raise ShapeAssertionError(f"The x must be at least 2-dimensional, But received Input "
@@ -151,11 +157,8 @@ def trace(x: Variable, offset: int = 0, axis1: int = 0, axis2: int = 1,
     if axis1 % rank == axis2 % rank:
         raise ShapeAssertionError(f"axis1 and axis2 cannot be the same axis.But received "
                                   f"axis1 = {axis1}, axis2 = {axis2}")
-    helper = LayerHelper("trace", name=name)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op("trace", inputs={"Input": [x]}, outputs={"Out": [out]},
-                     attrs={"offset": offset, "axis1": axis1, "axis2": axis2})
-    return out
+    return _one_op(op, op, {"Input": [x]}, {"offset": offset, "axis1": axis1, "axis2": axis2},
+                   x.dtype, name)
 
 
 _KRON_DTYPES = ("float16", "float32", "float64", "int32", "int64", "bfloat16")
