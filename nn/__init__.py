@@ -25,6 +25,8 @@ from . import utils  # noqa: F401
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
 from ..frontend.layers.api2.activation_layers_more import (  # noqa: F401
     CELU, GLU, Hardshrink, Hardtanh, Maxout, PReLU, Softshrink, Tanhshrink, ThresholdedReLU)
+from ..frontend.layers.api2.conv1d_layers import (  # noqa: F401
+    AdaptiveAvgPool1D, AdaptiveMaxPool1D, AvgPool1D, Conv1D, MaxPool1D)
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402

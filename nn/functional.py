@@ -17,6 +17,8 @@ from . import functional_loss as loss  # noqa: F401,E402 (paddle.nn.functional.l
 from ..frontend.layers.api2.activations_more import (  # noqa: F401
     celu, dice_loss, glu, hardshrink, hardtanh, log_loss, maxout, prelu, softshrink, tanhshrink,
     thresholded_relu)
+from ..frontend.layers.api2.conv1d import (  # noqa: F401
+    adaptive_avg_pool1d, adaptive_max_pool1d, avg_pool1d, conv1d, max_pool1d)
 
 
 from fluidc.frontend.errors import missing_attribute as _missing_attribute  # noqa: E402
