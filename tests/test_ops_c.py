@@ -111,7 +111,16 @@ for _op, _spec in {"relu": f(*S), "sigmoid": f(*S, lo=-8, hi=8), "tanh": f(*S, l
                    "exp": f(*S), "log": f(*S, **POS), "sqrt": f(*S, **POS),
                    "rsqrt": f(*S, **POS), "square": f(*S), "abs": f(*S), "sign": f(*S),
                    "floor": f(*S, lo=-5, hi=5), "assign": f(*S),
-                   "fill_zeros_like": f(*S)}.items():
+                   "fill_zeros_like": f(*S), "ceil": f(*S, lo=-5, hi=5),
+                   "trunc": f(*S, lo=-5, hi=5), "round": f(*S, lo=-5, hi=5), "erf": f(*S),
+                   "reciprocal": f(*S, **AWAY_FROM_0), "sin": f(*S, lo=-7, hi=7),
+                   "tan": f(*S, lo=-1.4, hi=1.4), "asin": f(*S, lo=-1, hi=1),
+                   "acos": f(*S, lo=-1, hi=1), "atan": f(*S, lo=-9, hi=9),
+                   "sinh": f(*S, lo=-5, hi=5), "cosh": f(*S, lo=-5, hi=5),
+                   "asinh": f(*S, lo=-9, hi=9), "acosh": f(*S, lo=1, hi=9),
+                   "atanh": f(*S, lo=-0.99, hi=0.99), "log1p": f(*S, lo=-0.9, hi=5),
+                   "expm1": f(*S, lo=-3, hi=3), "log2": f(*S, **POS), "log10": f(*S, **POS),
+                   "isnan_v2": f(*S), "isinf_v2": f(*S), "isfinite_v2": f(*S)}.items():
     add(_op, Case({"X": _spec}))
 add("tanh", Case({"X": f(*BIG)}, dtypes=("float32",), label="big"))
 add("exp", Case({"X": f(*BIG)}, dtypes=("float64",), label="big"))
@@ -559,6 +568,23 @@ add("gather", Case({"X": f(6, 4), "Index": Const([5, 0, 5], "int64")}),
     Case({"X": f(3, 6, 2), "Index": Const([1, 4], "int32")}, {"axis": 1}, label="axis1"))
 add("stack", Case({"X": [f(3, 4), f(3, 4), f(3, 4)]}, {"axis": 1}))
 add("flip", Case({"X": f(*S)}, {"axis": [0, -1]}))
+add("tril_triu", Case({"X": f(*S)}, {"diagonal": 1, "lower": True}),
+    Case({"X": f(*S)}, {"diagonal": -1, "lower": False}, label="triu"))
+add("gather_nd", Case({"X": f(4, 5, 3), "Index": Const([[1, -2], [3, 0], [0, 4]], "int64")}),
+    Case({"X": f(4, 5), "Index": Const([[3], [-4]], "int32")}, label="rows"))
+add("index_select", Case({"X": f(3, 6, 2), "Index": Const([5, 0, 5], "int64")}, {"dim": 1}))
+add("roll", Case({"X": f(*S)}, {"shifts": [1, -2], "axis": [0, 2]}),
+    Case({"X": f(*S)}, {"shifts": [9], "axis": []}, label="flat"))
+add("eye", *[Case({}, {"num_rows": 3, "num_columns": 5, "dtype": _CODES[dt]}, dtypes=(dt,),
+                  label=dt) for dt in ("float32", "int64")])
+add("diag_v2", Case({"X": f(5)}, {"offset": 1, "padding_value": 0.5}),
+    Case({"X": f(4, 6)}, {"offset": -1}, label="2d"))
+add("diagonal", Case({"Input": f(*S)}, {"offset": 1, "axis1": 0, "axis2": 2}))
+add("trace", Case({"Input": f(*S)}, {"offset": -1, "axis1": 2, "axis2": 0}))
+add("kron", Case({"X": f(2, 3), "Y": f(3, 1, 2)}))
+add("take_along_axis", Case({"Input": f(4, 5), "Index": Const([[1, -1, 0, 2, 3]], "int64")},
+                            {"Axis": 0}))
+add("cumprod", Case({"X": f(*S)}, {"dim": 1}))
 add("crop_tensor", Case({"X": f(4, 5, 6)}, {"shape": [2, -1, 3], "offsets": [1, 2, 0]}),
     Case({"X": f(3, 4)}, {"shape": [3, 2]}, label="no-offsets"))
 add("shard_index", Case({"X": I((7, 1), 0, 20)}, {"index_num": 20, "nshards": 3, "shard_id": 1},
