@@ -244,17 +244,6 @@ def test_gradients_match_finite_differences(key):
     run_grad_check(GRAD_CASES[key], key)
 
 
-def test_ceil_gradient_is_zero():
-    main = fluid.Program()
-    with fluid.program_guard(main, fluid.Program()):
-        x = paddle.static.data("x", [3], "float64")
-        x.stop_gradient = False
-        g, = fluid.gradients([paddle.sum(paddle.ceil(x) * x)], [x])
-    x0 = np.array([0.5, -2.3, 4.0])
-    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": x0}, fetch_list=[g])
-    np.testing.assert_array_equal(got, np.ceil(x0))  # d(ceil(x) * x) = ceil(x) + 0 * x
-
-
 # --- dygraph -------------------------------------------------------------------------------------
 def test_dygraph_results_and_grads():
     paddle.disable_static()

@@ -273,15 +273,21 @@ def test_gradients_match_finite_differences(key):
     run_grad_check(GRAD_CASES[key], key)
 
 
-def test_floor_and_sign_gradients_are_zero():
+@pytest.mark.parametrize("loss,x0,want", [
+    # d(floor(x) * x + sign(x)) = floor(x); d(ceil(x) * x) = ceil(x) + 0 * x
+    (lambda x: paddle.floor(x) * x + paddle.sign(x), [1.5, -2.3, 4.0], np.floor),
+    (lambda x: paddle.ceil(x) * x, [0.5, -2.3, 4.0], np.ceil),
+])
+def test_flat_functions_have_zero_gradients(loss, x0, want):
+    """floor, sign and ceil: zero gradients (Paddle's *_grad write zeros), not none."""
     main = fluid.Program()
     with fluid.program_guard(main, fluid.Program()):
         x = paddle.static.data("x", [3], "float64")
         x.stop_gradient = False
-        g, = fluid.gradients([paddle.sum(paddle.floor(x) * x + paddle.sign(x))], [x])
-    x0 = np.array([1.5, -2.3, 4.0])
+        g, = fluid.gradients([paddle.sum(loss(x))], [x])
+    x0 = np.array(x0)
     got, = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": x0}, fetch_list=[g])
-    np.testing.assert_array_equal(got, np.floor(x0))  # d(floor(x) * x + sign(x)) = floor(x)
+    np.testing.assert_array_equal(got, want(x0))
 
 
 # --- dygraph -------------------------------------------------------------------------------------
